@@ -1,0 +1,1 @@
+"""minlp-fs: embedded feature selection in nonlinear SVMs with an exact cardinality constraint."""

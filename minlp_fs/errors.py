@@ -1,0 +1,21 @@
+"""Exceptions raised on bad input or an unusable solver.
+
+Every check in the package raises one of these with a message that names the problem,
+so that the command line can print it as one line instead of a traceback.
+"""
+
+
+class MinlpFsError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class InputError(MinlpFsError, ValueError):
+    """Bad data or parameters: shape, NaN/inf, labels, B out of range, unknown kernel or dataset."""
+
+
+class SolverUnavailableError(MinlpFsError, RuntimeError):
+    """A solver that cannot run here; the message says why (package absent, no license, size limit)."""
+
+
+class CapabilityError(MinlpFsError, ValueError):
+    """A method asked of a kernel what it does not offer (e.g. ACSO on a Gaussian kernel)."""

@@ -1,0 +1,176 @@
+"""Feature-masked kernels of DFS-SVM (paper problem (3)).
+
+Both kernels of the paper are a scalar function of a sum of per-feature terms:
+
+    k_beta(x, z) = phi( sum_j beta_j t_j(x, z) )
+
+    polynomial  t_j = x_j z_j           phi(s) = (gamma s + c)^d
+    Gaussian    t_j = (x_j - z_j)^2     phi(s) = exp(-gamma s)
+
+(for binary beta, k(beta*x, beta*z) reduces to this form; see the two bullet points after
+problem (3)). So the Gram matrix of a subset S is ``phi(S_base)`` with the *base* matrix
+``S_base = sum_{j in S} T_j``, and a swap (j_out -> j_in) updates the base in O(m^2):
+``S_base += T_{j_in} - T_{j_out}``. That is the only structure enumeration and the local
+searches need; the kernel also says whether its beta-subproblem is submodular
+(Proposition 2: polynomial yes, Gaussian no, appendix counterexample).
+"""
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+
+
+class Kernel(ABC):
+    """A masked kernel ``phi(sum_j beta_j t_j)``; subclasses give ``t_j`` and ``phi``."""
+
+    #: name used on the command line and in results
+    name: str
+    #: True when, at fixed alpha, the beta-subproblem (5) is a monotone submodular maximisation
+    submodular: bool
+
+    @abstractmethod
+    def feature_term(self, X: np.ndarray, j: int, Z: np.ndarray | None = None) -> np.ndarray:
+        """T_j with entries t_j(x_i, z_h) (Z defaults to X)."""
+
+    @abstractmethod
+    def base(self, X: np.ndarray, subset=None, Z: np.ndarray | None = None,
+             weights: np.ndarray | None = None) -> np.ndarray:
+        """sum_j w_j T_j over ``subset`` (all columns if None); ``weights`` w (default 1) for relaxations."""
+
+    @abstractmethod
+    def apply(self, base: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """phi applied elementwise to a base matrix."""
+
+    @abstractmethod
+    def derivative(self, base: np.ndarray) -> np.ndarray:
+        """phi'(base) elementwise, for gradients of the relaxation."""
+
+    def gram(self, X: np.ndarray, subset=None, Z: np.ndarray | None = None) -> np.ndarray:
+        """Kernel matrix K_S with entries k(x_S^i, z_S^h)."""
+        return self.apply(self.base(X, subset, Z))
+
+    def swap(self, base: np.ndarray, X: np.ndarray, j_out: int, j_in: int) -> np.ndarray:
+        """In-place O(m^2) update of a base matrix for the swap j_out -> j_in; returns ``base``."""
+        base -= self.feature_term(X, j_out)
+        base += self.feature_term(X, j_in)
+        return base
+
+    @abstractmethod
+    def params(self) -> dict:
+        """The kernel's parameters as a JSON-ready dict (with its name)."""
+
+
+def _columns(X: np.ndarray, subset) -> np.ndarray:
+    return X if subset is None else X[:, np.asarray(subset, dtype=np.intp)]
+
+
+@dataclass(frozen=True)
+class PolynomialKernel(Kernel):
+    """(gamma <x, z>_beta + c)^d, Proposition 1/2 (submodular beta-step)."""
+
+    degree: int = 2
+    gamma: float = 0.1
+    coef0: float = 1.0
+    submodular = True
+
+    @property
+    def name(self) -> str:
+        return f"poly{self.degree}"
+
+    def feature_term(self, X, j, Z=None):
+        z = X[:, j] if Z is None else Z[:, j]
+        return np.multiply.outer(X[:, j], z)
+
+    def base(self, X, subset=None, Z=None, weights=None):
+        A = _columns(X, subset)
+        Bm = A if Z is None else _columns(Z, subset)
+        if weights is not None:
+            A = A * np.asarray(weights)
+        return A @ Bm.T
+
+    def apply(self, base, out=None):
+        out = np.multiply(base, self.gamma, out=out)
+        out += self.coef0
+        return np.power(out, self.degree, out=out)
+
+    def derivative(self, base):
+        return self.degree * self.gamma * (self.gamma * base + self.coef0) ** (self.degree - 1)
+
+    def params(self):
+        return {"name": self.name, "degree": self.degree, "gamma": self.gamma, "coef0": self.coef0}
+
+
+@dataclass(frozen=True)
+class GaussianKernel(Kernel):
+    """exp(-gamma ||x - z||^2_beta); F is neither sub- nor supermodular (appendix counterexample)."""
+
+    gamma: float = 0.1
+    submodular = False
+    name = "rbf"
+
+    def feature_term(self, X, j, Z=None):
+        z = X[:, j] if Z is None else Z[:, j]
+        return np.subtract.outer(X[:, j], z) ** 2
+
+    def base(self, X, subset=None, Z=None, weights=None):
+        A = _columns(X, subset)
+        Bm = A if Z is None else _columns(Z, subset)
+        w = np.ones(A.shape[1]) if weights is None else np.asarray(weights, dtype=float)
+        D = -2.0 * (A * w) @ Bm.T
+        D += ((A * A) @ w)[:, None]
+        D += ((Bm * Bm) @ w)[None, :]
+        np.maximum(D, 0.0, out=D)
+        if Z is None:
+            np.fill_diagonal(D, 0.0)
+        return D
+
+    def apply(self, base, out=None):
+        out = np.multiply(base, -self.gamma, out=out)
+        return np.exp(out, out=out)
+
+    def derivative(self, base):
+        return -self.gamma * np.exp(-self.gamma * base)
+
+    def params(self):
+        return {"name": self.name, "gamma": self.gamma}
+
+
+DEFAULT_GAMMA = 0.1
+DEFAULT_COEF0 = 1.0
+KERNEL_NAMES = ("poly2", "poly3", "poly5", "rbf")
+
+
+def make_kernel(kernel: "str | Kernel" = "poly2", gamma: float | None = None,
+                coef0: float | None = None, degree: int | None = None) -> Kernel:
+    """A kernel from its command-line name (``poly<d>`` or ``rbf``) with optional overrides.
+
+    Defaults are the paper's: gamma = 0.1, c = 1.
+    """
+    if isinstance(kernel, Kernel):
+        return kernel
+    if not isinstance(kernel, str):
+        raise InputError(f"kernel must be a name such as {', '.join(KERNEL_NAMES)}; got {kernel!r}")
+    g = DEFAULT_GAMMA if gamma is None else gamma
+    if not (isinstance(g, (int, float)) and np.isfinite(g) and g > 0):
+        raise InputError(f"gamma must be a finite number > 0; got {gamma!r}")
+    name = kernel.strip().lower()
+    match = re.fullmatch(r"poly(\d*)", name)
+    if match:
+        d = degree if degree is not None else int(match.group(1) or 2)
+        c = DEFAULT_COEF0 if coef0 is None else coef0
+        if not (isinstance(d, (int, np.integer)) and d >= 1):
+            raise InputError(f"polynomial degree must be an integer >= 1; got {d!r}")
+        if not (isinstance(c, (int, float)) and np.isfinite(c) and c >= 0):
+            raise InputError(f"coef0 (c) must be a finite number >= 0; got {coef0!r}")
+        return PolynomialKernel(degree=int(d), gamma=float(g), coef0=float(c))
+    if name in ("rbf", "gaussian"):
+        if degree is not None or coef0 is not None:
+            raise InputError("the Gaussian kernel takes only gamma (no degree, no coef0)")
+        return GaussianKernel(gamma=float(g))
+    raise InputError(f"unknown kernel {kernel!r}; choose one of {', '.join(KERNEL_NAMES)} "
+                     "(poly<d> for any degree d)")
