@@ -1,0 +1,22 @@
+# Quick start: `make run` (set up + solve on the built-in BCD set), `make test` (set up + test suite).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[test]"
+	touch $@
+
+.PHONY: setup run test bench
+setup: $(BIN)/.installed
+
+run: $(BIN)/.installed
+	$(BIN)/minlp-fs solve
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest -q
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_alpha.py

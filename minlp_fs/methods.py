@@ -1,0 +1,107 @@
+"""Methods that search beta, and the registry that names them.
+
+A method is a small dataclass whose fields are its typed options, with one entry point
+``solve(instance, start=None, oracle=None, callback=None) -> Result``:
+
+* ``start``: a feature subset (tuple of 0-based indices) for start-dependent methods, or None for
+  the method's own default (the paper's alpha-start for LS/LS*/ACSO/ACSO*);
+* ``oracle``: an :class:`~minlp_fs.alpha.AlphaSubproblem` to share (a fresh one by default);
+* ``callback``: called with each :class:`~minlp_fs.result.TracePoint` as the incumbent improves.
+
+The registry maps names to ``"module:Class"`` strings, imported on first use, so the command
+line, the estimator and the benchmarks never switch on names, and a plain install never imports
+an optional solver package.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import typing
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from .errors import InputError
+
+REGISTRY = {
+    "enumerate": "minlp_fs.solvers.enumeration:Enumeration",
+    "alpha-start": "minlp_fs.heuristics.alpha_start:AlphaStart",
+    "ls": "minlp_fs.heuristics.local_search:LocalSearch",
+    "ls*": "minlp_fs.heuristics.local_search:LocalSearchStar",
+    "acso": "minlp_fs.heuristics.acso:ACSO",
+    "acso*": "minlp_fs.heuristics.acso:ACSOStar",
+    "rfe1": "minlp_fs.heuristics.rfe:RFE1",
+    "rfe2": "minlp_fs.heuristics.rfe:RFE2",
+    "ipopt": "minlp_fs.solvers.ipopt:IpoptRelaxation",
+    "ipopt-pyomo": "minlp_fs.solvers.ipopt:IpoptPyomo",
+    "scip": "minlp_fs.solvers.scip:Scip",
+    "knitro": "minlp_fs.solvers.knitro:Knitro",
+    "baron": "minlp_fs.solvers.gams:Baron",
+    "gams-knitro": "minlp_fs.solvers.gams:GamsKnitro",
+    "gams-ipopt": "minlp_fs.solvers.gams:GamsIpopt",
+}
+ALIASES = {"ls-star": "ls*", "acso-star": "acso*", "enumeration": "enumerate", "alphastart": "alpha-start"}
+HYBRID_PREFIX = "hybrid:"
+
+
+@dataclass
+class Method(ABC):
+    """Base of every method; subclasses are dataclasses whose fields are their options."""
+
+    #: registry name, set by each subclass
+    name: typing.ClassVar[str] = ""
+    #: the method improves a given start (LS, LS*, ACSO, ACSO*, solvers with warm start)
+    uses_start: typing.ClassVar[bool] = False
+    #: the method can prove global optimality (enumeration, global MINLP solvers)
+    certifies: typing.ClassVar[bool] = False
+
+    @abstractmethod
+    def solve(self, instance, start=None, oracle=None, callback=None):
+        """Search beta for ``instance``; return a :class:`~minlp_fs.result.Result`."""
+
+    @classmethod
+    def options(cls) -> dict:
+        """Option name -> (type hint, default) for the command line and documentation."""
+        hints = typing.get_type_hints(cls)
+        return {f.name: (hints.get(f.name, object), f.default) for f in dataclasses.fields(cls)}
+
+
+def canonical_name(name: str) -> str:
+    """The registry key for a method name or alias (``hybrid:SOLVER`` passes through)."""
+    key = str(name).strip().lower()
+    key = ALIASES.get(key, key)
+    if key.startswith(HYBRID_PREFIX):
+        return HYBRID_PREFIX + canonical_name(key[len(HYBRID_PREFIX):])
+    if key not in REGISTRY:
+        raise InputError(f"unknown method {name!r}; choose one of {', '.join(method_names())} "
+                         f"(aliases: {', '.join(ALIASES)}; or hybrid:SOLVER)")
+    return key
+
+
+def method_class(name: str) -> type:
+    """The Method subclass registered under ``name``."""
+    key = canonical_name(name)
+    if key.startswith(HYBRID_PREFIX):
+        key = "hybrid"
+        path = "minlp_fs.solvers.hybrid:Hybrid"
+    else:
+        path = REGISTRY[key]
+    module, cls = path.split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def get_method(name: str, **options) -> Method:
+    """An instance of the named method with the given options; unknown options are an error."""
+    cls = method_class(name)
+    known = cls.options()
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise InputError(f"method {canonical_name(name)!r} has no option(s) {', '.join(unknown)}; "
+                         f"its options are {', '.join(known) or 'none'}")
+    key = canonical_name(name)
+    if key.startswith(HYBRID_PREFIX):
+        options.setdefault("solver", key[len(HYBRID_PREFIX):])
+    return cls(**options)
+
+
+def method_names() -> list:
+    return list(REGISTRY)

@@ -1,0 +1,268 @@
+"""Certified global optimum of problem (3) by enumerating all C(n, B) feature subsets (appendix app:cert).
+
+For a fixed beta, problem (3) is the convex SVM dual (2), whose optimum g(beta) is found exactly.
+Hence  min_beta sign * g(beta)  over the C(n, B) subsets of size B is the certified optimum of (3)
+(paper sense, sign = +1) or of its fit-sense counterpart (sign = -1), whatever the kernel.
+
+Three things make the enumeration cheaper than re-fitting every subset from scratch with libsvm
+(the paper's procedure), without changing what it computes:
+
+* Subsets are visited in the *revolving-door* order (Knuth, TAOCP 7.2.1.3, Algorithm R):
+  R(n, k) = R(n-1, k) followed by the reverse of R(n-1, k-1) with element n-1 added to each.
+  Consecutive subsets differ by one swap (j_out -> j_in), so the kernel's base matrix
+  sum_{j in S} T_j is updated in O(m^2) (``Kernel.swap``) instead of rebuilt in O(m^2 B), and
+  rebuilt from scratch every ``REBUILD_EVERY`` swaps so rounding errors cannot accumulate.
+* The alpha-subproblem of each subset is solved by SMO warm-started from the previous subset's
+  alpha (the dual polytope Delta does not depend on beta).
+* Contiguous rank ranges (``unrank`` gives any rank's subset) are independent chunks, solved in
+  parallel processes. Chunking depends only on C(n, B), never on ``n_jobs``, so every subset gets
+  the same warm start and the result is identical for any ``n_jobs`` (ties: lowest rank wins).
+
+In the paper sense the trivial bound -2C min(|I+|, |I-|) (Remark 1) bounds g from below, so the
+enumeration stops at the first subset (in rank order) that attains it: that subset is optimal.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
+
+from ..alpha import BACKENDS, DEFAULT_TOL, AlphaSubproblem
+from ..errors import InputError
+from ..methods import Method
+from ..result import Incumbent
+
+#: swaps between two rebuilds of the base matrix from scratch (bounds floating-point drift)
+REBUILD_EVERY = 1000
+#: default chunk length: about C(n, B) / TARGET_CHUNKS, clipped to [MIN_CHUNK, MAX_CHUNK]
+TARGET_CHUNKS, MIN_CHUNK, MAX_CHUNK = 64, 64, 1000
+
+
+def _check_nk(n: int, k: int) -> None:
+    if isinstance(n, bool) or isinstance(k, bool) or not (isinstance(n, (int, np.integer))
+                                                          and isinstance(k, (int, np.integer))):
+        raise InputError(f"n and k must be integers; got n={n!r}, k={k!r}")
+    if not 0 <= k <= n:
+        raise InputError(f"need 0 <= k <= n for k-subsets of n elements; got n={n}, k={k}")
+
+
+def unrank(rank: int, n: int, k: int) -> tuple:
+    """The subset (sorted tuple) at position ``rank`` of the revolving-door order R(n, k)."""
+    _check_nk(n, k)
+    total = math.comb(n, k)
+    if not 0 <= rank < total:
+        raise InputError(f"rank {rank} is out of range: R({n}, {k}) has {total} subsets")
+    chosen = []
+    while 0 < k < n:
+        first = math.comb(n - 1, k)          # length of the R(n-1, k) part
+        if rank >= first:                    # in the reversed R(n-1, k-1) part, with n-1 added
+            chosen.append(n - 1)
+            rank = math.comb(n - 1, k - 1) - 1 - (rank - first)
+            k -= 1
+        n -= 1
+    chosen.extend(range(k))                  # k == n: the only subset is everything left
+    return tuple(sorted(chosen))
+
+
+def _successor(c: list, t: int):
+    """Advance c[1..t] (with sentinel c[t+1] = n) to the next subset: Knuth's Algorithm R, steps R3-R5.
+
+    Returns the swap (j_out, j_in), or None after the last subset.
+    """
+    if t % 2:                                # R3, t odd: try to increase c_1
+        if c[1] + 1 < c[2]:
+            c[1] += 1
+            return c[1] - 1, c[1]
+        j, decrease = 2, True
+    else:                                    # R3, t even: try to decrease c_1
+        if c[1] > 0:
+            c[1] -= 1
+            return c[1] + 1, c[1]
+        j, decrease = 2, False
+    while j <= t:
+        if decrease:                         # R4 (here c_j = c_{j-1} + 1)
+            if c[j] >= j:
+                out = c[j]
+                c[j], c[j - 1] = c[j - 1], j - 2
+                return out, j - 2
+        elif c[j] + 1 < c[j + 1]:            # R5 (here c_{j-1} = j - 2)
+            out = c[j - 1]
+            c[j - 1] = c[j]
+            c[j] += 1
+            return out, c[j]
+        j += 1
+        decrease = not decrease
+    return None
+
+
+def revolving_door(n: int, k: int, start: int = 0, stop: int | None = None):
+    """Yield the subsets of ranks start..stop-1 of R(n, k) as sorted tuples."""
+    total = math.comb(n, k) if 0 <= k <= n else 0
+    stop = total if stop is None else min(stop, total)
+    for _, subset in _walk(n, k, start, stop):
+        yield subset
+
+
+def _walk(n: int, k: int, start: int, stop: int):
+    """Yield (move, subset) for ranks start..stop-1: move is None first, then the swap (j_out, j_in)."""
+    if start >= stop:
+        return
+    c = [None, *unrank(start, n, k), n]
+    yield None, tuple(c[1:k + 1])
+    for _ in range(start + 1, stop):
+        move = _successor(c, k)
+        yield move, tuple(c[1:k + 1])
+
+
+def gram_walk(instance, start: int, stop: int, rebuild_every: int = REBUILD_EVERY):
+    """Yield (subset, K, rebuilt) for ranks start..stop-1 of R(n, B), K updated by swaps.
+
+    The base matrix is built for the first subset and after every ``rebuild_every`` swaps
+    (``rebuilt`` is then True); otherwise one ``Kernel.swap``. K is one buffer, overwritten at
+    every step: copy it to keep it.
+    """
+    X, kern = instance.X, instance.kernel
+    base = K = None
+    since = 0
+    for move, subset in _walk(instance.n, instance.B, start, stop):
+        rebuilt = move is None or since >= rebuild_every
+        if rebuilt:
+            base, since = kern.base(X, subset), 0
+        else:
+            kern.swap(base, X, *move)
+            since += 1
+        K = kern.apply(base, out=K)
+        yield subset, K, rebuilt
+
+
+@dataclass
+class _Chunk:
+    """What a worker returns for ranks start..start+n_done-1: its best subset and counters."""
+
+    start: int
+    n_done: int = 0
+    n_rebuilds: int = 0
+    best_rank: int | None = None
+    best_value: float | None = None
+    best_subset: tuple | None = None
+    best_alpha: np.ndarray | None = None
+    hit_bound: bool = False
+    timed_out: bool = False
+
+
+def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float,
+                     stop_at_bound: bool, deadline: float | None) -> _Chunk:
+    """Solve the alpha-subproblem of every subset of ranks start..stop-1, warm-starting SMO.
+
+    Stops after the first subset at the trivial bound (``stop_at_bound``) or past ``deadline``
+    (wall-clock seconds since the epoch); at least one subset is always solved.
+    """
+    chunk = _Chunk(start)
+    oracle = AlphaSubproblem(instance, backend=backend, tol=tol, cache=False)
+    alpha = None
+    with threadpool_limits(limits=1):
+        for rank, (subset, K, rebuilt) in enumerate(gram_walk(instance, start, stop), start):
+            fit = oracle.solve(subset, warm_start=alpha, K=K)
+            alpha = fit.alpha
+            chunk.n_done += 1
+            chunk.n_rebuilds += rebuilt
+            if chunk.best_value is None or instance.better(fit.value, chunk.best_value):
+                chunk.best_rank, chunk.best_value = rank, fit.value
+                chunk.best_subset, chunk.best_alpha = subset, alpha
+            if stop_at_bound and instance.is_degenerate(fit.value):
+                chunk.hit_bound = True
+                break
+            if deadline is not None and time.time() > deadline and rank + 1 < stop:
+                chunk.timed_out = True
+                break
+    return chunk
+
+
+def default_chunk_size(n_subsets: int) -> int:
+    """Chunk length for C(n, B) subsets: depends on the count only, so results do not depend on n_jobs."""
+    return min(MAX_CHUNK, max(MIN_CHUNK, math.ceil(n_subsets / TARGET_CHUNKS)))
+
+
+@dataclass
+class Enumeration(Method):
+    """Certified optimum over all C(n, B) subsets (appendix app:cert), swap-updated and warm-started.
+
+    ``backend="libsvm"`` re-fits every subset cold with libsvm (the paper's solver) for reference.
+    An ``oracle`` passed to :meth:`solve` lends its KKT tolerance; solves run in worker processes
+    with their own solver. ``start`` is ignored: enumeration needs none.
+    """
+
+    n_jobs: int = 1
+    progress: bool = False
+    time_limit: float | None = None
+    backend: str = "smo"
+    chunk_size: int | None = None
+
+    name = "enumerate"
+    certifies = True
+
+    def _check(self) -> None:
+        if isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer)) or self.n_jobs == 0:
+            raise InputError(f"n_jobs must be a non-zero integer (-1 = all cores); got {self.n_jobs!r}")
+        if self.backend not in BACKENDS:
+            raise InputError(f"unknown backend {self.backend!r}; choose one of {', '.join(BACKENDS)}")
+        if self.chunk_size is not None and (isinstance(self.chunk_size, bool) or
+                                            not isinstance(self.chunk_size, (int, np.integer))
+                                            or self.chunk_size < 1):
+            raise InputError(f"chunk_size must be a positive integer or None; got {self.chunk_size!r}")
+        if self.time_limit is not None and not (isinstance(self.time_limit, (int, float))
+                                                and self.time_limit > 0):
+            raise InputError(f"time_limit must be a number of seconds > 0 or None; got {self.time_limit!r}")
+
+    def solve(self, instance, start=None, oracle=None, callback=None):
+        self._check()
+        total = math.comb(instance.n, instance.B)
+        size = self.chunk_size or default_chunk_size(total)
+        ranges = [(a, min(a + size, total)) for a in range(0, total, size)]
+        tol = oracle.tol if oracle is not None else DEFAULT_TOL
+        deadline = None if self.time_limit is None else time.time() + self.time_limit
+        stop_at_bound = instance.sense == "paper"
+        tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, stop_at_bound, deadline)
+                 for a, b in ranges)
+        if self.n_jobs == 1:
+            chunks = (f(*args, **kw) for f, args, kw in tasks)
+        else:
+            chunks = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator")(tasks)
+
+        inc = Incumbent(instance, callback)
+        status, n_done, n_rebuilds, n_chunks, best_rank, hit = "optimal", 0, 0, 0, None, False
+        bar = tqdm(total=total, disable=not self.progress, unit="subset", desc=f"enumerate {instance.name}")
+        try:
+            for chunk in chunks:
+                n_done += chunk.n_done
+                n_rebuilds += chunk.n_rebuilds
+                n_chunks += 1
+                bar.update(chunk.n_done)
+                if chunk.best_value is not None and \
+                        inc.offer(chunk.best_value, chunk.best_subset, chunk.best_alpha, f"rank {chunk.best_rank}"):
+                    best_rank = chunk.best_rank
+                if chunk.hit_bound:
+                    hit = True
+                    break
+                if chunk.timed_out:
+                    status = "time_limit"
+                    break
+        except KeyboardInterrupt:
+            status = "interrupted"
+        finally:
+            bar.close()
+            if hasattr(chunks, "close"):
+                chunks.close()
+
+        complete = status == "optimal"
+        info = {"n_subsets": total, "n_done": n_done, "chunk_size": size, "n_chunks": n_chunks,
+                "n_swaps": n_done - n_rebuilds, "n_rebuilds": n_rebuilds, "argmin_rank": best_rank,
+                "stopped_at_trivial_bound": hit, "backend": self.backend, "n_jobs": self.n_jobs}
+        message = "" if complete else f"{status}: {n_done} of {total} subsets enumerated"
+        return inc.result(self.name, status, n_svm_solves=n_done, certified=complete,
+                          bound=inc.value if complete and not hit else None, message=message, info=info)
