@@ -9,6 +9,7 @@ __version__ = "0.1.0"
 from .alpha import AlphaSubproblem
 from .api import build_instance, solve
 from .datasets import load_dataset, make_synthetic
+from .estimators import CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector
 from .errors import CapabilityError, InputError, MinlpFsError, SolverUnavailableError
 from .instance import Instance, make_instance
 from .kernels import GaussianKernel, PolynomialKernel, make_kernel
@@ -20,4 +21,5 @@ __all__ = [
     "AlphaSubproblem", "build_instance", "solve", "load_dataset", "make_synthetic", "CapabilityError",
     "InputError", "MinlpFsError", "SolverUnavailableError", "Instance", "make_instance", "GaussianKernel",
     "PolynomialKernel", "make_kernel", "get_method", "dual_objective", "Result",
+    "CardinalitySVC", "DegenerateSelectionWarning", "KernelFeatureSelector",
 ]

@@ -55,7 +55,7 @@ def _method_option_flags(p: argparse.ArgumentParser) -> dict:
     for name in REGISTRY:
         try:
             cls = method_class(name)
-        except ImportError:
+        except (ImportError, AttributeError):  # a broken optional module must not break the CLI
             continue
         for opt, (hint, default) in cls.options().items():
             if opt in _SHARED or opt in seen:

@@ -46,9 +46,9 @@ def read_csv(path: "str | Path", name: str | None = None) -> Dataset:
             rows = list(csv.reader(fh))
     except OSError as exc:
         raise InputError(f"cannot read dataset file {path}: {exc.strerror or exc}") from None
-    if len(rows) < 3:
+    header, body = (rows[0], [r for r in rows[1:] if r]) if rows else ([], [])
+    if len(body) < 2:
         raise InputError(f"{path}: a header and at least two data rows are needed")
-    header, body = rows[0], [r for r in rows[1:] if r]
     width = len(header)
     for i, r in enumerate(body, start=2):
         if len(r) != width:
@@ -102,8 +102,9 @@ def load_dataset(name: str, data_dir: "str | Path | None" = None) -> Dataset:
     if key in PAPER_DATASETS:
         raise InputError(f"dataset {name!r} needs its CSV file: pass --data-dir (or data_dir=) or set "
                          f"{DATA_ENV} to a folder holding {key}.csv; only 'bcd' is built in")
-    raise InputError(f"unknown dataset {name!r}; the paper's are {', '.join(PAPER_DATASETS)}, "
-                     "or 'synthetic'; other names need a <name>.csv in --data-dir")
+    raise InputError(f"unknown dataset {name!r}; the paper's are {', '.join(PAPER_DATASETS)} "
+                     "(generated data: make_synthetic(), or --dataset synthetic on the command line); "
+                     "other names need a <name>.csv in --data-dir")
 
 
 def make_synthetic(m: int = 200, n_informative: int = 3, n_noise: int = 7, seed: int = 0,

@@ -80,9 +80,13 @@ class Instance:
     def check_subset(self, subset) -> tuple:
         """A sorted tuple of B distinct valid 0-based feature indices, or a clear error."""
         try:
-            idx = sorted(int(j) for j in subset)
+            items = list(subset)
+            idx = sorted(int(j) for j in items)
+            integral = all(int(j) == j for j in items)
         except (TypeError, ValueError):
             raise InputError(f"a feature subset must be a list of integer indices; got {subset!r}") from None
+        if not integral:
+            raise InputError(f"a feature subset must be a list of integer indices; got {items!r}")
         if len(set(idx)) != len(idx):
             raise InputError(f"feature subset {idx} has repeated indices")
         if idx and (idx[0] < 0 or idx[-1] >= self.n):
@@ -99,6 +103,9 @@ class Instance:
             _check_sense(changes["sense"])
         if "C" in changes:
             _check_C(changes["C"])
+            changes["C"] = float(changes["C"])
+        if "kernel" in changes:
+            changes["kernel"] = make_kernel(changes["kernel"])
         return replace(self, **changes)
 
     def describe(self) -> dict:

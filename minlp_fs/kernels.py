@@ -21,8 +21,44 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .errors import InputError
+
+
+@njit(cache=True, nogil=True)
+def _swap_product(base, x_out, x_in):  # pragma: no cover - compiled
+    """base += x_in x_in' - x_out x_out' (polynomial terms)."""
+    m = base.shape[0]
+    for a in range(m):
+        ia, oa = x_in[a], x_out[a]
+        for b in range(m):
+            base[a, b] += ia * x_in[b] - oa * x_out[b]
+
+
+@njit(cache=True, nogil=True)
+def _swap_sqdiff(base, x_out, x_in):  # pragma: no cover - compiled
+    """base += (x_in - x_in')^2 - (x_out - x_out')^2 (Gaussian terms)."""
+    m = base.shape[0]
+    for a in range(m):
+        ia, oa = x_in[a], x_out[a]
+        for b in range(m):
+            di = ia - x_in[b]
+            do = oa - x_out[b]
+            base[a, b] += di * di - do * do
+
+
+@njit(cache=True, nogil=True)
+def _poly_apply(base, gamma, coef0, degree, out):  # pragma: no cover - compiled
+    """out = (gamma * base + coef0) ** degree by repeated multiplication."""
+    rows, cols = base.shape
+    for a in range(rows):
+        for b in range(cols):
+            t = gamma * base[a, b] + coef0
+            r = t
+            for _ in range(degree - 1):
+                r *= t
+            out[a, b] = r
 
 
 class Kernel(ABC):
@@ -55,9 +91,12 @@ class Kernel(ABC):
         return self.apply(self.base(X, subset, Z))
 
     def swap(self, base: np.ndarray, X: np.ndarray, j_out: int, j_in: int) -> np.ndarray:
-        """In-place O(m^2) update of a base matrix for the swap j_out -> j_in; returns ``base``."""
-        base -= self.feature_term(X, j_out)
-        base += self.feature_term(X, j_in)
+        """In-place O(m^2) update of a base matrix for the swap j_out -> j_in; returns ``base``.
+
+        One fused compiled pass ``base += T_in - T_out`` with no temporary matrices.
+        """
+        self._fused_swap(base, np.ascontiguousarray(X[:, j_out], dtype=float),
+                         np.ascontiguousarray(X[:, j_in], dtype=float))
         return base
 
     @abstractmethod
@@ -77,6 +116,7 @@ class PolynomialKernel(Kernel):
     gamma: float = 0.1
     coef0: float = 1.0
     submodular = True
+    _fused_swap = staticmethod(_swap_product)
 
     @property
     def name(self) -> str:
@@ -94,9 +134,10 @@ class PolynomialKernel(Kernel):
         return A @ Bm.T
 
     def apply(self, base, out=None):
-        out = np.multiply(base, self.gamma, out=out)
-        out += self.coef0
-        return np.power(out, self.degree, out=out)
+        if out is None:
+            out = np.empty(base.shape)
+        _poly_apply(base, self.gamma, self.coef0, self.degree, out)
+        return out
 
     def derivative(self, base):
         return self.degree * self.gamma * (self.gamma * base + self.coef0) ** (self.degree - 1)
@@ -112,6 +153,7 @@ class GaussianKernel(Kernel):
     gamma: float = 0.1
     submodular = False
     name = "rbf"
+    _fused_swap = staticmethod(_swap_sqdiff)
 
     def feature_term(self, X, j, Z=None):
         z = X[:, j] if Z is None else Z[:, j]
@@ -145,6 +187,10 @@ DEFAULT_COEF0 = 1.0
 KERNEL_NAMES = ("poly2", "poly3", "poly5", "rbf")
 
 
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
 def make_kernel(kernel: "str | Kernel" = "poly2", gamma: float | None = None,
                 coef0: float | None = None, degree: int | None = None) -> Kernel:
     """A kernel from its command-line name (``poly<d>`` or ``rbf``) with optional overrides.
@@ -156,16 +202,16 @@ def make_kernel(kernel: "str | Kernel" = "poly2", gamma: float | None = None,
     if not isinstance(kernel, str):
         raise InputError(f"kernel must be a name such as {', '.join(KERNEL_NAMES)}; got {kernel!r}")
     g = DEFAULT_GAMMA if gamma is None else gamma
-    if not (isinstance(g, (int, float)) and np.isfinite(g) and g > 0):
+    if not (_is_number(g) and np.isfinite(g) and g > 0):
         raise InputError(f"gamma must be a finite number > 0; got {gamma!r}")
     name = kernel.strip().lower()
     match = re.fullmatch(r"poly(\d*)", name)
     if match:
         d = degree if degree is not None else int(match.group(1) or 2)
         c = DEFAULT_COEF0 if coef0 is None else coef0
-        if not (isinstance(d, (int, np.integer)) and d >= 1):
+        if not (isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 1):
             raise InputError(f"polynomial degree must be an integer >= 1; got {d!r}")
-        if not (isinstance(c, (int, float)) and np.isfinite(c) and c >= 0):
+        if not (_is_number(c) and np.isfinite(c) and c >= 0):
             raise InputError(f"coef0 (c) must be a finite number >= 0; got {coef0!r}")
         return PolynomialKernel(degree=int(d), gamma=float(g), coef0=float(c))
     if name in ("rbf", "gaussian"):

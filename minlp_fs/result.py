@@ -105,6 +105,8 @@ class Incumbent:
         return time.perf_counter() - self.start
 
     def offer(self, value: float, subset, alpha, source: str = "") -> bool:
+        if not np.isfinite(value):
+            raise ValueError(f"non-finite objective {value!r} offered for subset {tuple(subset)} ({source})")
         if self.value is not None and not self.instance.better(value, self.value):
             return False
         self.value, self.subset, self.alpha = value, tuple(subset), alpha

@@ -37,6 +37,8 @@ class AlphaSubproblem:
     def __init__(self, instance, backend: str = "smo", tol: float = DEFAULT_TOL, cache: bool = True):
         if backend not in BACKENDS:
             raise InputError(f"unknown alpha-subproblem backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < 1:
+            raise InputError(f"tol must be a number in (0, 1); got {tol!r}")
         self.instance = instance
         self.backend = backend
         self.tol = tol

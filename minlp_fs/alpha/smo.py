@@ -1,12 +1,14 @@
-"""Warm-started SMO for the SVM dual (problem (2)) on a dense kernel matrix, compiled with numba.
+"""Warm-started SMO for the SVM dual (paper problem (3)) on a dense kernel matrix, compiled with numba.
 
 Solves  min 1/2 a'Qa - e'a  s.t. y'a = 0, 0 <= a <= C,  with Q = (yy') * K, by sequential
-minimal optimisation with the second-order working-set selection of Fan, Chen and Lin (2005),
-the rule libsvm uses, stopping when the maximal KKT violation m(a) - M(a) is below ``tol``.
+minimal optimisation with the second-order working-set selection of Fan, Chen and Lin (2005)
+and libsvm's shrinking heuristic (Chang and Lin, section 5.1), stopping when the maximal KKT
+violation m(a) - M(a) is below ``tol`` on *all* indices (shrunk ones are restored and checked).
 
 Any a in the dual polytope is a valid start, and the polytope does not depend on beta, so the
 alpha of one feature subset warm-starts the next (a swap neighbour or the next subset of the
-revolving-door enumeration). Only the starting gradient Q a - e costs O(m * |support|).
+revolving-door enumeration). With the whole K at hand, the gradient Q a - e of shrunk indices is
+recomputed exactly in O(m * |support|) when they are restored.
 """
 from __future__ import annotations
 
@@ -17,54 +19,131 @@ _TAU = 1e-12
 
 
 @njit(cache=True, nogil=True)
-def _smo(K, y, C, alpha, grad, tol, max_iter):  # pragma: no cover - compiled
+def _full_gradient(K, y, alpha, grad):  # pragma: no cover - compiled
+    """grad = Q alpha - e for every index."""
     m = y.shape[0]
+    for t in range(m):
+        grad[t] = -1.0
+    for s in range(m):
+        if alpha[s] > 0:
+            c = alpha[s] * y[s]
+            for t in range(m):
+                grad[t] += y[t] * K[s, t] * c
+
+
+@njit(cache=True, nogil=True)
+def _select(K, y, C, alpha, grad, active, n_active):  # pragma: no cover - compiled
+    """libsvm's second-order working set (i, j) over the active indices, and the violation."""
+    gmax = -np.inf
+    i = -1
+    for p in range(n_active):
+        t = active[p]
+        if y[t] > 0:
+            if alpha[t] < C and -grad[t] >= gmax:
+                gmax = -grad[t]
+                i = t
+        else:
+            if alpha[t] > 0 and grad[t] >= gmax:
+                gmax = grad[t]
+                i = t
+    gmax2 = -np.inf
+    j = -1
+    obj_min = np.inf
+    for p in range(n_active):
+        t = active[p]
+        if y[t] > 0:
+            if alpha[t] > 0:
+                if grad[t] >= gmax2:
+                    gmax2 = grad[t]
+                diff = gmax + grad[t]
+            else:
+                continue
+        else:
+            if alpha[t] < C:
+                if -grad[t] >= gmax2:
+                    gmax2 = -grad[t]
+                diff = gmax - grad[t]
+            else:
+                continue
+        if diff > 0 and i >= 0:
+            quad = K[i, i] + K[t, t] - 2.0 * K[i, t]
+            if quad <= 0:
+                quad = _TAU
+            obj = -(diff * diff) / quad
+            if obj <= obj_min:
+                obj_min = obj
+                j = t
+    return i, j, gmax + gmax2
+
+
+@njit(cache=True, nogil=True)
+def _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk):  # pragma: no cover - compiled
+    """Drop bounded indices that cannot enter a working set soon (libsvm's do_shrinking)."""
+    g1 = -np.inf  # max over I_up of -y grad
+    g2 = -np.inf  # max over I_low of y grad
+    for p in range(n_active):
+        t = active[p]
+        if y[t] > 0:
+            if alpha[t] < C:
+                g1 = max(g1, -grad[t])
+            if alpha[t] > 0:
+                g2 = max(g2, grad[t])
+        else:
+            if alpha[t] < C:
+                g2 = max(g2, -grad[t])
+            if alpha[t] > 0:
+                g1 = max(g1, grad[t])
+    m = y.shape[0]
+    if not unshrunk and g1 + g2 <= 10.0 * tol:
+        unshrunk = True
+        _full_gradient(K, y, alpha, grad)
+        for t in range(m):
+            active[t] = t
+        n_active = m
+    p = 0
+    while p < n_active:
+        t = active[p]
+        if alpha[t] >= C:
+            out = (-grad[t] > g1) if y[t] > 0 else (-grad[t] > g2)
+        elif alpha[t] <= 0:
+            out = (grad[t] > g2) if y[t] > 0 else (grad[t] > g1)
+        else:
+            out = False
+        if out:
+            n_active -= 1
+            active[p], active[n_active] = active[n_active], active[p]
+        else:
+            p += 1
+    return n_active, unshrunk
+
+
+@njit(cache=True, nogil=True)
+def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking):  # pragma: no cover - compiled
+    m = y.shape[0]
+    active = np.arange(m)
+    n_active = m
+    unshrunk = False
+    period = min(m, 1000)
+    counter = period + 1
     it = 0
     while it < max_iter:
-        # i: maximal violating index in I_up (libsvm's select_working_set)
-        gmax = -np.inf
-        i = -1
-        for t in range(m):
-            if y[t] > 0:
-                if alpha[t] < C and -grad[t] >= gmax:
-                    gmax = -grad[t]
-                    i = t
-            else:
-                if alpha[t] > 0 and grad[t] >= gmax:
-                    gmax = grad[t]
-                    i = t
-        gmax2 = -np.inf
-        j = -1
-        obj_min = np.inf
-        for t in range(m):
-            if y[t] > 0:
-                if alpha[t] > 0:
-                    if grad[t] >= gmax2:
-                        gmax2 = grad[t]
-                    diff = gmax + grad[t]
-                    if diff > 0 and i >= 0:
-                        quad = K[i, i] + K[t, t] - 2.0 * K[i, t]
-                        if quad <= 0:
-                            quad = _TAU
-                        obj = -(diff * diff) / quad
-                        if obj <= obj_min:
-                            obj_min = obj
-                            j = t
-            else:
-                if alpha[t] < C:
-                    if -grad[t] >= gmax2:
-                        gmax2 = -grad[t]
-                    diff = gmax - grad[t]
-                    if diff > 0 and i >= 0:
-                        quad = K[i, i] + K[t, t] - 2.0 * K[i, t]
-                        if quad <= 0:
-                            quad = _TAU
-                        obj = -(diff * diff) / quad
-                        if obj <= obj_min:
-                            obj_min = obj
-                            j = t
-        if gmax + gmax2 < tol or j < 0:
-            break
+        counter -= 1
+        if counter == 0:
+            counter = period
+            if shrinking:
+                n_active, unshrunk = _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk)
+        i, j, violation = _select(K, y, C, alpha, grad, active, n_active)
+        if violation < tol or j < 0:
+            if n_active == m:
+                break
+            _full_gradient(K, y, alpha, grad)  # restore the shrunk indices and check them
+            for t in range(m):
+                active[t] = t
+            n_active = m
+            i, j, violation = _select(K, y, C, alpha, grad, active, n_active)
+            if violation < tol or j < 0:
+                break
+            counter = 1
         it += 1
         ai, aj = alpha[i], alpha[j]
         qij = y[i] * y[j] * K[i, j]
@@ -114,20 +193,20 @@ def _smo(K, y, C, alpha, grad, tol, max_iter):  # pragma: no cover - compiled
                 if ni < 0:
                     ni = 0.0
                     nj = s
-        dai, daj = ni - ai, nj - aj
         alpha[i], alpha[j] = ni, nj
-        yi_dai, yj_daj = y[i] * dai, y[j] * daj
-        for t in range(m):
+        yi_dai, yj_daj = y[i] * (ni - ai), y[j] * (nj - aj)
+        for p in range(n_active):
+            t = active[p]
             grad[t] += y[t] * (K[i, t] * yi_dai + K[j, t] * yj_daj)
     return it
 
 
 def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
-              tol: float = 1e-7, max_iter: int = 10_000_000) -> tuple[np.ndarray, int]:
+              tol: float = 1e-7, max_iter: int = 10_000_000, shrinking: bool = True) -> tuple[np.ndarray, int]:
     """Optimal alpha of the SVM dual for kernel matrix K, started from ``alpha0`` (or 0).
 
     Returns (alpha, iterations). ``alpha0`` must be feasible (y'a = 0, 0 <= a <= C); it is
-    projected onto the box, and dropped for 0 if the equality is violated by more than 1e-9 * C.
+    projected onto the box, and dropped for 0 if the equality is violated by more than 1e-9 * C * m.
     """
     m = y.shape[0]
     if alpha0 is None:
@@ -136,10 +215,9 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
         alpha = np.clip(np.asarray(alpha0, dtype=float), 0.0, C)
         if abs(alpha @ y) > 1e-9 * C * m:
             alpha = np.zeros(m)
-    grad = -np.ones(m)
-    sv = np.flatnonzero(alpha > 0)
-    if sv.size:
-        grad += y * (K[:, sv] @ (alpha[sv] * y[sv]))
     K = np.ascontiguousarray(K, dtype=np.float64)
-    iters = _smo(K, np.ascontiguousarray(y, dtype=np.float64), float(C), alpha, grad, float(tol), max_iter)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    grad = np.empty(m)
+    _full_gradient(K, y, alpha, grad)
+    iters = _smo(K, y, float(C), alpha, grad, float(tol), max_iter, shrinking)
     return alpha, int(iters)

@@ -7,16 +7,25 @@ results come back in input order, so the outcome is identical for any ``n_jobs``
 """
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 from threadpoolctl import threadpool_limits
 
 
 def refit(oracle, subsets, warm_start=None, n_jobs: int = 1) -> list:
-    """Exact :class:`~minlp_fs.alpha.Fit` of each subset, in the order given."""
+    """Exact :class:`~minlp_fs.alpha.Fit` of each subset, in the order given.
+
+    ``n_jobs`` < 0 means one worker per core. On Ctrl-C, queued candidates are cancelled.
+    """
     subsets = [tuple(s) for s in subsets]
-    if n_jobs == 1 or len(subsets) <= 1:
-        return [oracle.solve(s, warm_start=warm_start) for s in subsets]
-    workers = len(subsets) if n_jobs < 0 else min(n_jobs, len(subsets))
-    with threadpool_limits(limits=1), ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda s: oracle.solve(s, warm_start=warm_start), subsets))
+    workers = (os.cpu_count() or 1) if n_jobs < 0 else n_jobs
+    workers = max(1, min(workers, len(subsets)))
+    with threadpool_limits(limits=1):
+        if workers == 1:
+            return [oracle.solve(s, warm_start=warm_start) for s in subsets]
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
+            return list(pool.map(lambda s: oracle.solve(s, warm_start=warm_start), subsets))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
