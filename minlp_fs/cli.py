@@ -33,7 +33,7 @@ def _instance_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--coef0", type=float, default=None, help="polynomial c (default 1)")
     g.add_argument("--degree", type=int, default=None, help="polynomial degree (overrides polyD)")
     g.add_argument("--sense", default="paper", choices=("paper", "fit"),
-                   help="paper: problem (3) as written; fit: maximise the SVM dual value (best-fitting features)")
+                   help="paper: problem (4) as written; fit: maximise the SVM dual value (best-fitting features)")
     g.add_argument("--scaling", default="minmax", choices=("minmax", "standard", "none"))
     g.add_argument("--m", type=int, default=None, help="reduced instance: m rows by a stratified sample (uses --seed)")
     g.add_argument("--seed", type=int, default=0, help="seed for random starts, sampling and randomised methods")

@@ -2,7 +2,7 @@
 
 Two senses (the sense is data, not a branch in every method):
 
-* ``paper``: minimise f(alpha, beta) jointly, exactly problem (3). Over beta this minimises
+* ``paper``: minimise f(alpha, beta) jointly, exactly problem (4). Over beta this minimises
   g(beta) = min_alpha f(alpha, beta), the SVM dual optimum, which equals minus the SVM's primal
   optimum: it prefers features whose SVM fits *worst*, down to the trivial bound -2C min(|I+|,|I-|).
 * ``fit``: maximise g(beta), i.e. minimise the SVM's primal optimum over beta: the features whose
@@ -27,7 +27,7 @@ DEFAULT_C = 10.0
 
 @dataclass(frozen=True, eq=False)
 class Instance:
-    """An instance of problem (3). Build it with :func:`make_instance`, which validates."""
+    """An instance of problem (4). Build it with :func:`make_instance`, which validates."""
 
     X: np.ndarray
     y: np.ndarray
@@ -118,7 +118,7 @@ class Instance:
 
 def _check_sense(sense):
     if sense not in SENSES:
-        raise InputError(f"unknown sense {sense!r}; choose 'paper' (problem (3) as written) or 'fit'")
+        raise InputError(f"unknown sense {sense!r}; choose 'paper' (problem (4) as written) or 'fit'")
 
 
 def _check_C(C):

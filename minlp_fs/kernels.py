@@ -1,4 +1,4 @@
-"""Feature-masked kernels of DFS-SVM (paper problem (3)).
+"""Feature-masked kernels of DFS-SVM (paper problem (4)).
 
 Both kernels of the paper are a scalar function of a sum of per-feature terms:
 
@@ -8,7 +8,7 @@ Both kernels of the paper are a scalar function of a sum of per-feature terms:
     Gaussian    t_j = (x_j - z_j)^2     phi(s) = exp(-gamma s)
 
 (for binary beta, k(beta*x, beta*z) reduces to this form; see the two bullet points after
-problem (3)). So the Gram matrix of a subset S is ``phi(S_base)`` with the *base* matrix
+problem (4)). So the Gram matrix of a subset S is ``phi(S_base)`` with the *base* matrix
 ``S_base = sum_{j in S} T_j``, and a swap (j_out -> j_in) updates the base in O(m^2):
 ``S_base += T_{j_in} - T_{j_out}``. That is the only structure enumeration and the local
 searches need; the kernel also says whether its beta-subproblem is submodular
@@ -50,15 +50,13 @@ def _swap_sqdiff(base, x_out, x_in):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _poly_apply(base, gamma, coef0, degree, out):  # pragma: no cover - compiled
-    """out = (gamma * base + coef0) ** degree by repeated multiplication."""
-    rows, cols = base.shape
-    for a in range(rows):
-        for b in range(cols):
-            t = gamma * base[a, b] + coef0
-            r = t
-            for _ in range(degree - 1):
-                r *= t
-            out[a, b] = r
+    """out = (gamma * base + coef0) ** degree elementwise (flat arrays), by repeated multiplication."""
+    for a in range(base.shape[0]):
+        t = gamma * base[a] + coef0
+        r = t
+        for _ in range(degree - 1):
+            r *= t
+        out[a] = r
 
 
 class Kernel(ABC):
@@ -134,9 +132,13 @@ class PolynomialKernel(Kernel):
         return A @ Bm.T
 
     def apply(self, base, out=None):
+        base = np.asarray(base, dtype=float)
         if out is None:
             out = np.empty(base.shape)
-        _poly_apply(base, self.gamma, self.coef0, self.degree, out)
+        flat = out.reshape(-1)  # a view for any contiguous ``out``
+        _poly_apply(np.ascontiguousarray(base).reshape(-1), self.gamma, self.coef0, self.degree, flat)
+        if not np.shares_memory(flat, out):
+            out[...] = flat.reshape(out.shape)
         return out
 
     def derivative(self, base):

@@ -1,4 +1,4 @@
-"""The one objective of DFS-SVM: f(alpha, beta) = 1/2 alpha' Q(beta) alpha - e' alpha (problem (3)).
+"""The one objective of DFS-SVM: f(alpha, beta) = 1/2 alpha' Q(beta) alpha - e' alpha (problem (4)).
 
 Every value this package reports is computed by :func:`dual_objective` from (alpha, K), whatever
 method or solver produced alpha and beta. Q(beta) = (y y') * K_beta, so alpha' Q alpha = v' K v with

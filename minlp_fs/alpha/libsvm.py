@@ -6,7 +6,7 @@ from sklearn.svm import SVC
 
 
 def libsvm_solve(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-7) -> np.ndarray:
-    """Optimal alpha of the SVM dual (2) for kernel matrix K, by libsvm's SMO (cold start).
+    """Optimal alpha of the SVM dual (3) for kernel matrix K, by libsvm's SMO (cold start).
 
     scikit-learn stores dual_coef_ = y_i alpha_i for the support vectors; alpha >= 0 is its modulus.
     """

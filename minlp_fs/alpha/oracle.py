@@ -1,4 +1,4 @@
-"""The alpha-subproblem g(beta) = min_{alpha in Delta} f(alpha, beta) (problem (2) with Q = Q(beta)).
+"""The alpha-subproblem g(beta) = min_{alpha in Delta} f(alpha, beta) (problem (3) with Q = Q(beta)).
 
 :class:`AlphaSubproblem` is the single place where methods obtain g: it builds K_beta, solves the
 dual with a backend (warm-started SMO by default, libsvm as the reference), recomputes the value

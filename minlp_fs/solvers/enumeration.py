@@ -1,7 +1,7 @@
-"""Certified global optimum of problem (3) by enumerating all C(n, B) feature subsets (appendix app:cert).
+"""Certified global optimum of problem (4) by enumerating all C(n, B) feature subsets (appendix app:cert).
 
-For a fixed beta, problem (3) is the convex SVM dual (2), whose optimum g(beta) is found exactly.
-Hence  min_beta sign * g(beta)  over the C(n, B) subsets of size B is the certified optimum of (3)
+For a fixed beta, problem (4) is the convex SVM dual (3), whose optimum g(beta) is found exactly.
+Hence  min_beta sign * g(beta)  over the C(n, B) subsets of size B is the certified optimum of (4)
 (paper sense, sign = +1) or of its fit-sense counterpart (sign = -1), whatever the kernel.
 
 Three things make the enumeration cheaper than re-fitting every subset from scratch with libsvm
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -229,7 +230,7 @@ class Enumeration(Method):
         stop_at_bound = instance.sense == "paper"
         tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, stop_at_bound, deadline)
                  for a, b in ranges)
-        if self.n_jobs == 1:
+        if self.n_jobs == 1 or len(ranges) == 1:
             chunks = (f(*args, **kw) for f, args, kw in tasks)
         else:
             chunks = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator")(tasks)
@@ -256,7 +257,8 @@ class Enumeration(Method):
             status = "interrupted"
         finally:
             bar.close()
-            if hasattr(chunks, "close"):
+            with warnings.catch_warnings():  # joblib warns when it cancels the chunks we no longer need
+                warnings.filterwarnings("ignore", message=".*tasks which were still being processed")
                 chunks.close()
 
         complete = status == "optimal"

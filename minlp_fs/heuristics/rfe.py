@@ -1,0 +1,90 @@
+"""Recursive feature elimination scored by the objective f (paper section 5.1, after Guyon et al. 2002).
+
+From all n features, discard one feature at a time until B remain: the feature whose removal
+yields the best f in the instance's sense (the paper's: the smallest f of problem (4)).
+
+* ``RFE1`` ranks the removals with alpha fixed at the exact SVM solution of the current subset
+  (one SVM fit per step; the kernel RFE of Guyon et al.): it is one step of the fixed-alpha greedy
+  of :mod:`.greedy`, re-anchored at a fresh alpha after every removal.
+* ``RFE2`` re-fits the SVM for every candidate removal (|S| fits per step, on a thread pool with
+  ``n_jobs``, each warm-started from the current alpha) and keeps the removal of best g.
+
+Neither takes a start. ``info["elimination_order"]`` lists the removed features, first removed
+first (a scikit-learn ``ranking_`` follows from it). If the time limit or Ctrl-C stops the
+elimination early, the remaining removals are made at the current alpha by the fixed-alpha greedy,
+so a feasible B-subset is always returned (status ``time_limit`` / ``interrupted``).
+"""
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass
+
+from ..alpha import AlphaSubproblem
+from ..methods import Method
+from ..result import Incumbent
+from .greedy import plain_greedy
+from .options import check_options
+from .parallel import refit
+from .screening import FixedAlpha
+
+
+@dataclass
+class _RFE(Method):
+    time_limit: float | None = None
+
+    def __post_init__(self):
+        check_options(self)
+
+    @abstractmethod
+    def _eliminate(self, instance, oracle, kept, fit):
+        """(feature to remove, exact fit of the subset without it)."""
+
+    def solve(self, instance, start=None, oracle=None, callback=None):
+        oracle = oracle if oracle is not None else AlphaSubproblem(instance)
+        incumbent = Incumbent(instance, callback)
+        solves0 = oracle.n_solves
+        kept, order, status = list(range(instance.n)), [], "converged"
+        fit = oracle.solve(kept)
+        try:
+            while len(kept) > instance.B:
+                if self.time_limit is not None and incumbent.elapsed() >= self.time_limit:
+                    status = "time_limit"
+                    break
+                j, fit = self._eliminate(instance, oracle, kept, fit)
+                kept.remove(j)
+                order.append(j)
+        except KeyboardInterrupt:
+            status = "interrupted"
+        n_rest = len(kept) - instance.B
+        if n_rest:
+            step = plain_greedy(FixedAlpha(instance, fit.alpha), instance.B, start=kept)
+            kept, order = list(step.subset), order + step.order
+            fit = oracle.solve(kept, warm_start=fit.alpha)
+        incumbent.offer(fit.value, fit.subset, fit.alpha, source=self.name)
+        info = {"elimination_order": order, "finished_at_fixed_alpha": n_rest}
+        return incumbent.result(self.name, status, oracle.n_solves - solves0, info=info)
+
+
+@dataclass
+class RFE1(_RFE):
+    """RFE with the removals ranked at the current subset's alpha (one SVM fit per step)."""
+
+    name = "rfe1"
+
+    def _eliminate(self, instance, oracle, kept, fit):
+        j = plain_greedy(FixedAlpha(instance, fit.alpha), len(kept) - 1, start=kept).order[0]
+        rest = [e for e in kept if e != j]
+        return j, oracle.solve(rest, warm_start=fit.alpha)
+
+
+@dataclass
+class RFE2(_RFE):
+    """RFE with every candidate removal re-fitted exactly (|S| SVM fits per step, ``n_jobs`` threads)."""
+
+    name = "rfe2"
+    n_jobs: int = 1
+
+    def _eliminate(self, instance, oracle, kept, fit):
+        fits = refit(oracle, [[e for e in kept if e != j] for j in kept], warm_start=fit.alpha, n_jobs=self.n_jobs)
+        best = min(range(len(kept)), key=lambda t: (instance.score(fits[t].value), kept[t]))
+        return kept[best], fits[best]

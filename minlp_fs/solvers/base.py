@@ -1,0 +1,267 @@
+"""Common machinery of the solver adapters: availability, warm start, polish, status.
+
+Every adapter (cyipopt, SCIP, Knitro, the GAMS solvers) is a :class:`SolverMethod` and runs the same
+fixed sequence in :meth:`SolverMethod.solve`:
+
+1. **availability**: :meth:`availability` says *why* a solver cannot run here (package absent, no
+   license, demo size limit exceeded); then the result is ``status="unavailable"`` with that reason,
+   never an exception;
+2. **warm start**: the start subset (the paper's alpha-start when none is given, as in section 5.1:
+   "warm-started on the same starting value used by our heuristics") and its exact alpha from the
+   alpha-subproblem oracle (:class:`WarmStart`);
+3. **build, load the start, run, read back**: the subclass's :meth:`SolverMethod._run`, which returns a
+   :class:`RawSolution` (beta possibly fractional, the solver's own status, objective and bound);
+4. **polish**: beta -> the B largest entries (ties by lower index) -> the exact alpha-subproblem g(beta)
+   -> the objective recomputed by our code. The solver's own objective, status and bound stay in
+   ``Result.info``.
+
+Status mapping: a global solver's proof -> ``"optimal"`` with ``certified=True`` only when our polished
+value agrees with the solver's objective and bound within :attr:`SolverMethod.certify_rtol`; a stop on a
+resource limit -> ``"time_limit"``; a local solver's normal end -> ``"converged"``; a failure ->
+``"error"``. ``info["scope"]`` says what the solver can certify: ``"global"`` or ``"local"``.
+
+Units: a solver's objective and bound are those of the model it minimises, i.e. ``instance.sign * f``:
+f(alpha, beta) of problem (4) in the paper sense, the kernelised SVM primal
+1/2 c'K_beta c + C sum xi (= -g(beta) at the optimum, by strong duality) in the fit sense.
+"""
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..alpha import AlphaSubproblem
+from ..errors import InputError, MinlpFsError, SolverUnavailableError
+from ..methods import REGISTRY, Method, method_class
+from ..result import Incumbent, Result, TracePoint
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether a solver can run here, and if not, why (one line, with the fix when there is one)."""
+
+    ok: bool
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+@dataclass(frozen=True)
+class WarmStart:
+    """A feasible starting point: subset, 0/1 beta, the exact alpha of g(subset) and its value."""
+
+    subset: tuple
+    beta: np.ndarray
+    alpha: np.ndarray
+    value: float
+    source: str
+
+
+@dataclass
+class RawSolution:
+    """What a solver returned, before polishing.
+
+    ``beta`` has length n (possibly fractional); ``objective`` and ``bound`` are in the model's units
+    (``instance.sign * f``; see the module docstring); ``trace`` holds :class:`TracePoint` values of f
+    with times since the run began and the component that found each incumbent.
+    """
+
+    beta: np.ndarray | None
+    solver_status: str = ""
+    objective: float | None = None
+    bound: float | None = None
+    alpha: np.ndarray | None = None
+    proven_optimal: bool = False
+    time_limit_reached: bool = False
+    failed: bool = False
+    wall_time_s: float = 0.0
+    trace: list = field(default_factory=list)
+    message: str = ""
+    info: dict = field(default_factory=dict)
+
+
+def top_b(beta: np.ndarray, B: int) -> tuple:
+    """The B largest entries of beta, ties broken by the lower index; a sorted tuple of indices."""
+    beta = np.asarray(beta, dtype=float)
+    order = np.lexsort((np.arange(beta.size), -beta))
+    return tuple(sorted(int(j) for j in order[:B]))
+
+
+def indicator(subset, n: int) -> np.ndarray:
+    """The 0/1 vector beta of a subset."""
+    beta = np.zeros(n)
+    beta[list(subset)] = 1.0
+    return beta
+
+
+def svm_primal(instance, K: np.ndarray, alpha: np.ndarray):
+    """The kernelised primal point (c, b, xi) of a dual optimum alpha, and its value.
+
+    c = alpha * y (representer theorem), b from the KKT conditions (mean over the free support
+    vectors 0 < alpha_i < C, else the midpoint of the interval the bounded ones allow),
+    xi_i = max(0, 1 - y_i((K c)_i + b)); value = 1/2 c'Kc + C sum xi, which equals -f(alpha) for an
+    exact dual optimum (strong duality). Used to warm-start fit-sense models.
+    """
+    y, C = instance.y, instance.C
+    c = alpha * y
+    f = K @ c
+    eps = 1e-8 * C
+    free = (alpha > eps) & (alpha < C - eps)
+    if free.any():
+        b = float(np.mean(y[free] - f[free]))
+    else:
+        # alpha_i = 0 needs y_i(f_i + b) >= 1, alpha_i = C needs y_i(f_i + b) <= 1
+        at_zero, at_c = alpha <= eps, alpha >= C - eps
+        lo = np.concatenate([(1 - f)[at_zero & (y > 0)], (-1 - f)[at_c & (y < 0)]])
+        hi = np.concatenate([(1 - f)[at_c & (y > 0)], (-1 - f)[at_zero & (y < 0)]])
+        lo_b = lo.max() if lo.size else (hi.min() if hi.size else 0.0)
+        hi_b = hi.min() if hi.size else lo_b
+        b = float(0.5 * (lo_b + hi_b))
+    xi = np.maximum(0.0, 1.0 - y * (f + b))
+    return c, b, xi, float(0.5 * c @ f + C * xi.sum())
+
+
+@dataclass
+class SolverMethod(Method):
+    """Base of the solver adapters; subclasses implement :meth:`_available` and :meth:`_run`."""
+
+    time_limit: float = 600.0
+    tee: bool = False
+    warm_start: bool = True
+    seed: int = 0
+
+    uses_start: typing.ClassVar[bool] = True
+    #: relative tolerance between our polished value and the solver's objective/bound for a certificate
+    certify_rtol: typing.ClassVar[float] = 1e-5
+
+    def __post_init__(self):
+        if not (isinstance(self.time_limit, (int, float)) and np.isfinite(self.time_limit)
+                and self.time_limit > 0):
+            raise InputError(f"time_limit must be a finite number of seconds > 0; got {self.time_limit!r}")
+
+    @property
+    def scope(self) -> str:
+        """``"global"`` when the solver can prove global optimality, else ``"local"``."""
+        return "global" if self.certifies else "local"
+
+    # ---- to implement ----------------------------------------------------------------------------
+    def _available(self, instance=None) -> Availability:
+        """Availability for this solver (and, given an instance, its size limits)."""
+        raise NotImplementedError
+
+    def _run(self, instance, warm: WarmStart | None, oracle: AlphaSubproblem) -> RawSolution:
+        """Build the model, load ``warm`` (None: a cold start), run within ``time_limit``, read back."""
+        raise NotImplementedError
+
+    # ---- the fixed sequence ----------------------------------------------------------------------
+    def availability(self, instance=None) -> Availability:
+        """Never raises: an unexpected failure of the check is itself the reason."""
+        try:
+            return self._available(instance)
+        except Exception as exc:  # the check must not crash the caller
+            return Availability(False, f"availability check failed: {type(exc).__name__}: {exc}")
+
+    def solve(self, instance, start=None, oracle=None, callback=None) -> Result:
+        """The fixed sequence; ``start`` is ignored when ``warm_start`` is False, and ``callback``
+        receives the solver's incumbent trace once the run is over (then the polished point)."""
+        inc = Incumbent(instance, callback)
+        avail = self.availability(instance)
+        if not avail:
+            return Result(method=self.name, sense=instance.sense, objective=None, features=[],
+                          feature_names=[], alpha=None, status="unavailable", message=avail.reason,
+                          info={"scope": self.scope})
+        oracle = oracle if oracle is not None else AlphaSubproblem(instance)
+        solves0 = oracle.n_solves
+        warm = self.warm(instance, start, oracle) if self.warm_start else None
+        t_run = inc.elapsed()
+        try:
+            raw = self._run(instance, warm, oracle)
+        except SolverUnavailableError as exc:  # found out only when running (e.g. a license check)
+            return Result(method=self.name, sense=instance.sense, objective=None, features=[],
+                          feature_names=[], alpha=None, status="unavailable", message=str(exc),
+                          wall_time_s=inc.elapsed(), info={"scope": self.scope})
+        except MinlpFsError:  # bad input or an unsupported request: the caller's error, raised as such
+            raise
+        except Exception as exc:  # a solver failure is a result, not a crash
+            raw = RawSolution(beta=None, failed=True, solver_status="exception",
+                              message=f"{type(exc).__name__}: {exc}")
+        return self._polish(instance, raw, warm, oracle, inc, t_run, solves0)
+
+    def warm(self, instance, start, oracle) -> WarmStart:
+        """The start subset (alpha-start when None) with its exact alpha and value g(subset)."""
+        from ..heuristics.starts import resolve_start
+
+        subset = resolve_start(instance, start, seed=self.seed, oracle=oracle)
+        fit = oracle.solve(subset)
+        source = start if isinstance(start, str) else ("alpha-start" if start is None else "given")
+        return WarmStart(tuple(fit.subset), indicator(fit.subset, instance.n), fit.alpha, fit.value, source)
+
+    def _polish(self, instance, raw: RawSolution, warm, oracle, inc: Incumbent, t_run: float,
+                solves0: int) -> Result:
+        info = {"scope": self.scope, "solver_status": raw.solver_status,
+                "solver_objective": raw.objective, "solver_bound": raw.bound,
+                "solver_time_s": raw.wall_time_s, **raw.info}
+        if warm is not None:
+            info.update(start_subset=list(warm.subset), start_objective=warm.value, start_source=warm.source)
+        for point in raw.trace:
+            inc.trace.append(TracePoint(t_run + point.time_s, point.value, point.source))
+            if inc.callback is not None:
+                inc.callback(inc.trace[-1])
+        beta = None if raw.beta is None else np.asarray(raw.beta, dtype=float)
+        if beta is None or beta.shape != (instance.n,) or not np.all(np.isfinite(beta)):
+            status = "time_limit" if raw.time_limit_reached and not raw.failed and beta is None else "error"
+            msg = raw.message or ("the solver returned no solution" if beta is None else
+                                  f"the solver returned an unusable beta (shape {beta.shape}, "
+                                  f"n = {instance.n})")
+            return inc.result(self.name, status, oracle.n_solves - solves0, message=msg, info=info)
+        subset = top_b(beta, instance.B)
+        info["beta_max_fractionality"] = float(np.max(np.minimum(np.abs(beta), np.abs(1 - beta))))
+        info["rounded_subset"] = list(subset)
+        fit = oracle.solve(subset)
+        inc.offer(fit.value, subset, fit.alpha, source="polish")
+        status, certified, bound, msg = self._status(instance, raw, fit.value)
+        return inc.result(self.name, status, oracle.n_solves - solves0, certified=certified, bound=bound,
+                          message=msg, info=info)
+
+    def _status(self, instance, raw: RawSolution, value: float):
+        """(status, certified, bound in f units, message) from the raw answer and our polished value."""
+        bound = None if raw.bound is None else instance.sign * raw.bound
+        msg = raw.message
+        if raw.failed:
+            return "error", False, bound, msg or "the solver failed"
+        if raw.time_limit_reached:
+            return "time_limit", False, bound, msg
+        if not (raw.proven_optimal and self.certifies):
+            return "converged", False, bound, msg
+        score = instance.sign * value
+        tol = self.certify_rtol * max(1.0, abs(score))
+        ref_obj = raw.objective if raw.objective is not None else raw.bound
+        ref_bound = raw.bound if raw.bound is not None else raw.objective
+        if ref_obj is not None and abs(score - ref_obj) <= tol and score - ref_bound <= tol:
+            return "optimal", True, bound, msg
+        note = (f"the solver claims global optimality at {ref_obj} (bound {ref_bound}) but the polished "
+                f"value is {score}: not certified")
+        return "converged", False, bound, f"{msg}; {note}" if msg else note
+
+
+def list_solvers() -> list:
+    """One row per solver adapter in the registry: name, available, reason, scope."""
+    rows = []
+    for name, path in REGISTRY.items():
+        if not path.startswith("minlp_fs.solvers."):
+            continue
+        try:
+            cls = method_class(name)
+        except Exception as exc:
+            rows.append({"name": name, "available": False, "scope": "?",
+                         "reason": f"unavailable: {path} cannot be imported ({type(exc).__name__}: {exc})"})
+            continue
+        if not (isinstance(cls, type) and issubclass(cls, SolverMethod)):
+            continue
+        method = cls()
+        avail = method.availability()
+        rows.append({"name": name, "available": avail.ok, "reason": avail.reason or "ok",
+                     "scope": method.scope})
+    return rows

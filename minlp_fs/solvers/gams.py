@@ -1,0 +1,288 @@
+"""BARON, Knitro and IPOPT through GAMS (``gamspy-base`` and its demo solver packages).
+
+Each adapter writes the instance as a MINLPLib-style ``.gms`` (:mod:`minlp_fs.models.export`, with
+the warm start as levels), runs the ``gams`` executable that ships in ``gamspy_base``'s folder, and
+reads the model/solve status, objective, bound (``objest``) and levels back from a small ``put``
+file. Running GAMS directly (rather than through Pyomo's GAMS interface) keeps the true status: a
+global solver counts as *proven optimal* only when its own bound meets its objective within
+``optcr`` (Pyomo reports ``optimal`` for model status 8 even at the time limit with a wide gap),
+and levels are read only when the model status says a solution exists, never stale start values.
+
+* :class:`Baron`: global MINLP (``certifies``); its bound is a valid bound on problem (4).
+* :class:`GamsKnitro`: Knitro's MINLP branch and bound, local on this nonconvex problem.
+* :class:`GamsIpopt`: the continuous relaxation (beta in [0, 1]) by Ipopt; the base class rounds
+  beta to its top B entries and solves the alpha-subproblem (paper section 5.1).
+
+The add-on solvers are registered with GAMS once, programmatically (the equivalent of
+``gamspy install solver baron knitro ipopt --skip-pip-install``), else GAMS answers "Unknown
+solver name". Demo licences limit the model's rows and columns (counting the ``objvar`` column and
+the objective's row): BARON 50, Knitro 300, other NLP/MINLP solvers 1000; a larger model is reported
+unavailable with its sizes before anything runs. The demo also caps nonlinear nonzeros (BARON: about
+50, measured here; the fit-sense model's margins have about m^2), which only GAMS counts exactly: a
+model GAMS refuses is reported unavailable with GAMS's own message.
+
+BARON's time limit is its own (GAMS ``reslim``); on a loaded machine it was seen to overrun it by 2-3x.
+A run that overruns by :data:`GRACE_S` seconds more is killed with its process group.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import SolverUnavailableError
+from .base import Availability, RawSolution, SolverMethod
+
+#: GAMS model status codes that come with a solution (optimal, locally optimal, feasible, integer, solved)
+WITH_SOLUTION = {1, 2, 7, 8, 15, 16, 17}
+MODEL_STATUS = {1: "optimal", 2: "locally optimal", 3: "unbounded", 4: "infeasible", 5: "locally infeasible",
+                6: "intermediate infeasible", 7: "feasible solution", 8: "integer solution",
+                9: "intermediate non-integer", 10: "integer infeasible", 11: "licensing problem",
+                12: "error unknown", 13: "error no solution", 14: "no solution returned",
+                15: "solved unique", 16: "solved", 17: "solved singular", 18: "unbounded no solution",
+                19: "infeasible no solution"}
+SOLVE_STATUS = {1: "normal completion", 2: "iteration interrupt", 3: "resource interrupt",
+                4: "terminated by solver", 5: "evaluation interrupt", 6: "capability problems",
+                7: "licensing problems", 8: "user interrupt", 9: "setup failure", 10: "solver failure",
+                11: "internal solver failure", 12: "solve processing skipped", 13: "system failure"}
+#: seconds GAMS may take beyond reslim (start-up, writing results) before it is killed
+GRACE_S = 60.0
+
+_registered: set = set()
+
+
+def gams_directory() -> Path:
+    """The folder of ``gamspy_base`` that holds the ``gams`` executable."""
+    if importlib.util.find_spec("gamspy_base") is None:
+        raise SolverUnavailableError("gamspy not installed: pip install 'minlp-fs[gams]'")
+    import gamspy_base
+    return Path(gamspy_base.directory)
+
+
+def _capabilities_solvers(directory: Path) -> set:
+    """Solver names registered in GAMS's capabilities file (the first word of each entry line)."""
+    text = (directory / "gmscmpun.txt").read_text(encoding="utf-8")
+    return {line.split()[0] for line in text.splitlines() if line[:1].isalpha() and line.split()[0].isupper()}
+
+
+def register_solver(solver: str) -> None:
+    """Make GAMS know ``solver`` (its ``gamspy-<solver>`` package must be installed); once per process."""
+    if solver in _registered:
+        return
+    directory = gams_directory()
+    if importlib.util.find_spec(f"gamspy_{solver}") is None:
+        raise SolverUnavailableError(f"gamspy-{solver} not installed: pip install gamspy-{solver}")
+    with _exclusive(Path(tempfile.gettempdir()) / "minlp_fs_gams_register.lock"):
+        if solver.upper() not in _capabilities_solvers(directory):
+            cmd = [sys.executable, "-m", "gamspy", "install", "solver", solver, "--skip-pip-install"]
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+            if solver.upper() not in _capabilities_solvers(directory):
+                detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+                raise SolverUnavailableError(f"solver not registered with GAMS: `{' '.join(cmd[1:])}` "
+                                             f"failed: {detail[0]}")
+    _registered.add(solver)
+
+
+@contextlib.contextmanager
+def _exclusive(lock_path: Path):
+    """An inter-process lock (POSIX), so parallel first uses do not both rewrite GAMS's solver list."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no lock
+        yield
+        return
+    with open(lock_path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def gams_size(instance) -> tuple:
+    """(rows, columns) of the .gms that :func:`minlp_fs.models.export.gms_text` writes, objvar included.
+
+    Paper sense: alpha (m), beta (n), objvar; rows: objective, budget, balance.
+    Fit sense: c (m), b, xi (m), beta (n), objvar; rows: objective, budget, m margins.
+    """
+    m, n = instance.m, instance.n
+    if instance.sense == "paper":
+        return 3, m + n + 1
+    return m + 2, 2 * m + n + 2
+
+
+def _number(text: str):
+    try:
+        value = float(text)
+    except ValueError:
+        return 0.0 if text.upper() == "EPS" else None
+    return value if math.isfinite(value) else None
+
+
+def _driver(model_file: Path, result_file: Path, symbols: list) -> str:
+    lines = [f'$include "{model_file}"', f'file dfs_res / "{result_file}" /;',
+             "dfs_res.nr = 2; dfs_res.nd = 15; dfs_res.nw = 24; dfs_res.pw = 1000;", "put dfs_res;",
+             "put 'modelstat ' m.modelstat:0:0 /;", "put 'solvestat ' m.solvestat:0:0 /;",
+             "put 'objval ' m.objval /;", "put 'objest ' m.objest /;", "put 'resusd ' m.resusd /;"]
+    lines += [f"put '{s} ' {s}.l /;" for s in symbols]
+    return "\n".join(lines + ["putclose dfs_res;", ""])
+
+
+def solve_gms(path, solver: str, time_limit: float, optcr: float = 1e-6, tee: bool = False) -> dict:
+    """Run GAMS/``solver`` on a .gms written by :mod:`minlp_fs.models.export`.
+
+    Returns statuses, objective, bound (``objest``), solver time and the levels keyed by the model's
+    variable names (``values``), with the listing's messages; ``timeout`` if GAMS overran by GRACE_S.
+    """
+    from ..models.export import gms_symbol_table
+
+    path = Path(path).resolve()
+    table = gms_symbol_table(path)
+    discrete = any(symbol.startswith("b") for symbol, _ in table)
+    executable = gams_directory() / ("gams.exe" if os.name == "nt" else "gams")
+    with tempfile.TemporaryDirectory(prefix="minlp_fs_gams_") as tmp:
+        tmp = Path(tmp)
+        driver, result, listing = tmp / "driver.gms", tmp / "result.txt", tmp / "driver.lst"
+        driver.write_text(_driver(path, result, [s for s, _ in table]))
+        cmd = [str(executable), str(driver), "lo=3", f"reslim={time_limit}", f"optcr={optcr}", "optca=0",
+               f"{'minlp' if discrete else 'nlp'}={solver}", f"curdir={tmp}", f"o={listing}"]
+        proc = subprocess.Popen(cmd, cwd=tmp, stdout=None if tee else subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        try:
+            log, _ = proc.communicate(timeout=time_limit + GRACE_S)
+        except subprocess.TimeoutExpired:
+            if hasattr(os, "killpg"):
+                os.killpg(proc.pid, signal.SIGKILL)     # gams and the solver it started
+            else:
+                proc.kill()
+            proc.communicate()
+            return {"timeout": True, "log": f"GAMS did not return within {time_limit + GRACE_S:.0f} s; killed"}
+        messages = _listing_messages(listing.read_text(errors="replace")) if listing.exists() else ""
+        answer = {"returncode": proc.returncode, "log": (log or "")[-4000:], "listing": messages}
+        if result.exists():
+            rows = dict(line.split(None, 1) for line in result.read_text().splitlines() if line.strip())
+            answer.update({key: _number(rows.get(key, "NA").strip())
+                           for key in ("modelstat", "solvestat", "objval", "objest", "resusd")})
+            answer["values"] = {name: _number(rows.get(s, "NA").strip()) for s, name in table}
+        return answer
+
+
+def _listing_messages(listing: str) -> str:
+    """The listing's messages (``*** ...`` lines and ``**** ...error...`` lines), without the demo banner."""
+    keep = [line.strip(" *") for line in listing.splitlines()
+            if (line.startswith("*** ") and "runs with a demo license" not in line)
+            or (line.startswith("****") and "error" in line.lower())]
+    return "\n".join(keep[-20:])
+
+
+def _describe(mstat, sstat) -> str:
+    def code(x):
+        return "NA" if x is None else str(int(x))
+    return (f"model status {code(mstat)} ({MODEL_STATUS.get(mstat, '?')}), "
+            f"solve status {code(sstat)} ({SOLVE_STATUS.get(sstat, '?')})")
+
+
+@dataclass
+class GamsSolver(SolverMethod):
+    """A solver run through GAMS; subclasses set the GAMS solver name, relaxation and demo limit.
+
+    ``optcr``: relative gap at which GAMS stops a global solver (and within which its bound counts as
+    a proof); ``keep_files``: a folder to keep the .gms given to GAMS (default: a temporary one).
+    """
+
+    optcr: float = 1e-6
+    keep_files: str | None = None
+
+    solver: typing.ClassVar[str] = ""
+    relax: typing.ClassVar[bool] = False
+    #: rows and columns a demo licence allows for this solver
+    demo_limit: typing.ClassVar[int] = 1000
+
+    def _available(self, instance=None) -> Availability:
+        try:
+            register_solver(self.solver)
+        except SolverUnavailableError as exc:
+            return Availability(False, str(exc))
+        if instance is not None:
+            rows, cols = gams_size(instance)
+            if max(rows, cols) > self.demo_limit:
+                return Availability(False, f"demo size limit exceeded: GAMS/{self.solver.upper()} demo allows "
+                                           f"{self.demo_limit} rows and columns; this model has {rows} rows and "
+                                           f"{cols} columns (m={instance.m}, n={instance.n}, sense "
+                                           f"{instance.sense}, objective column included)")
+        return Availability(True)
+
+    def _run(self, instance, warm, oracle) -> RawSolution:
+        from ..models import build_model, load_start, solution_from_values
+        from ..models.export import gms_text
+
+        model = build_model(instance, relax=self.relax)
+        if warm is not None:
+            load_start(model, warm.alpha, warm.beta)
+        with tempfile.TemporaryDirectory(prefix="minlp_fs_gms_") as tmp:
+            folder = Path(self.keep_files) if self.keep_files else Path(tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            gms = folder / f"{instance.name}_{self.name}.gms"
+            gms.write_text(gms_text(model, title=f"instance {instance.name} for GAMS/{self.solver.upper()}"))
+            ans = solve_gms(gms, self.solver, self.time_limit, optcr=self.optcr, tee=self.tee)
+        mstat, sstat = ans.get("modelstat"), ans.get("solvestat")
+        status = _describe(mstat, sstat)
+        info = {"gams_model_status": mstat, "gams_solve_status": sstat, "gams_resusd": ans.get("resusd"),
+                "relaxation": self.relax}
+        if ans.get("timeout"):
+            return RawSolution(beta=None, time_limit_reached=True, solver_status="killed", message=ans["log"],
+                               info=info)
+        messages = ans.get("listing", "")
+        if sstat == 7 or mstat == 11:
+            what = "demo size limit exceeded" if "exceeds the demo license" in messages else "no licence"
+            raise SolverUnavailableError(f"{what}: GAMS/{self.solver.upper()} says: " + " ".join(messages.splitlines()))
+        if mstat not in WITH_SOLUTION:
+            detail = messages or ans.get("log", "")[-500:]
+            return RawSolution(beta=None, failed=sstat != 3, time_limit_reached=sstat == 3, solver_status=status,
+                               message=f"GAMS/{self.solver.upper()} returned no solution: {status}"
+                                       + (f"; {detail}" if detail else ""), info=info)
+        alpha, beta = solution_from_values(instance, ans["values"])
+        obj, est = ans.get("objval"), ans.get("objest")
+        gap_ok = obj is not None and est is not None and obj - est <= self.optcr * max(1.0, abs(obj)) + 1e-9
+        return RawSolution(beta=beta, alpha=alpha, solver_status=status, objective=obj,
+                           bound=est if self.certifies else None,
+                           proven_optimal=sstat == 1 and gap_ok, time_limit_reached=sstat == 3,
+                           wall_time_s=ans.get("resusd") or 0.0, info=info,
+                           message="" if sstat == 1 else status)
+
+
+@dataclass
+class Baron(GamsSolver):
+    """BARON through GAMS: global MINLP branch and reduce; certifies when its bound meets its objective."""
+
+    name = "baron"
+    certifies = True
+    solver = "baron"
+    demo_limit = 50
+
+
+@dataclass
+class GamsKnitro(GamsSolver):
+    """Knitro's MINLP search through GAMS: local on this nonconvex problem (no certificate)."""
+
+    name = "gams-knitro"
+    solver = "knitro"
+    demo_limit = 300
+
+
+@dataclass
+class GamsIpopt(GamsSolver):
+    """Ipopt on the continuous relaxation through GAMS, then top-B rounding and polish (section 5.1)."""
+
+    name = "gams-ipopt"
+    solver = "ipopt"
+    relax = True
+    demo_limit = 1000

@@ -1,0 +1,226 @@
+"""Problem (4) and its fit-sense primal as smooth NLPs with numpy derivatives (for cyipopt and Knitro).
+
+With beta relaxed to [0,1]^n, the kernel is k_beta = phi(sum_j beta_j T_j) (:mod:`minlp_fs.kernels`:
+``kernel.base(X, weights=beta)``), which equals k(beta*x, beta*z) at binary beta, so the relaxation
+is exact on the vertices. Both models rest on the quadratic form q(w, beta) = 1/2 w'K_beta w, with
+D = phi'(base), E = phi''(base) elementwise:
+
+    dq/dw = K w,  dq/dbeta_j = 1/2 w'(D o T_j)w,  d2q/dw2 = K,  d2q/dw dbeta_j = (D o T_j) w,
+    d2q/dbeta_j dbeta_k = 1/2 w'(E o T_j o T_k)w.
+
+* :class:`DualNLP` (paper sense), x = (alpha, beta): min f = q(alpha*y, beta) - e'alpha (problem (4))
+  s.t. y'alpha = 0, sum beta = B, 0 <= alpha <= C, 0 <= beta <= 1.
+* :class:`PrimalNLP` (fit sense), x = (beta, c, b, xi): min 1/2 c'K_beta c + C sum xi
+  s.t. sum beta = B, y_i((K_beta c)_i + b) + xi_i >= 1, xi >= 0, |c_i| <= C (valid: c = alpha*y at a
+  dual optimum). Its optimum over (c, b, xi) is -g(beta) by strong duality, so minimising it over
+  beta maximises g: the fit sense, written as a minimisation.
+
+Constraints are returned with a sparse Jacobian (row, column) structure and the Hessian of the
+Lagrangian as a dense lower triangle. The per-feature terms T_j are stacked once (n*m^2 floats).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import CapabilityError
+from ..kernels import GaussianKernel, PolynomialKernel
+from .base import svm_primal
+
+
+def second_derivative(kernel, base: np.ndarray) -> np.ndarray:
+    """phi''(base) elementwise for the exact Hessian (polynomial and Gaussian kernels)."""
+    if isinstance(kernel, PolynomialKernel):
+        d, g, c = kernel.degree, kernel.gamma, kernel.coef0
+        return d * (d - 1) * g * g * (g * base + c) ** (d - 2) if d >= 2 else np.zeros_like(base)
+    if isinstance(kernel, GaussianKernel):
+        return kernel.gamma ** 2 * np.exp(-kernel.gamma * base)
+    raise CapabilityError(f"no exact Hessian for kernel {kernel!r}; use hessian='limited-memory'")
+
+
+class _KernelNLP:
+    """Shared state: the stacked terms T (n x m^2) and the kernel pieces at the current beta."""
+
+    def __init__(self, instance):
+        self.instance = instance
+        self.m, self.n = instance.m, instance.n
+        X, kernel = instance.X, instance.kernel
+        self.T = np.stack([kernel.feature_term(X, j).ravel() for j in range(self.n)])
+        self._key = None
+
+    def _at(self, beta: np.ndarray):
+        """(base, K, D) at beta, cached for the last beta seen."""
+        key = beta.tobytes()
+        if key != self._key:
+            kernel = self.instance.kernel
+            base = kernel.base(self.instance.X, weights=beta)
+            self._state = (base, kernel.apply(base.copy()), kernel.derivative(base))
+            self._key = key
+        return self._state
+
+    def _dq_dbeta(self, D: np.ndarray, w: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+        """sum_ih D_ih u_i w_h T_j,ih for every j (u = w: twice dq/dbeta)."""
+        u = w if u is None else u
+        return self.T @ (D * np.multiply.outer(u, w)).ravel()
+
+    def _mixed(self, D: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """m x n matrix with column j = (D o T_j) w."""
+        G = self.T.reshape(self.n, self.m, self.m) * D
+        return (G @ w).T
+
+    def _bb(self, E: np.ndarray, P: np.ndarray) -> np.ndarray:
+        """n x n matrix sum_ih (E o P)_ih T_j,ih T_k,ih."""
+        W = (E * 0.5 * (P + P.T)).ravel()
+        return (self.T * W) @ self.T.T
+
+    @staticmethod
+    def hessianstructure_of(nx: int):
+        return np.tril_indices(nx)
+
+
+class DualNLP(_KernelNLP):
+    """Relaxation of problem (4), paper sense: x = (alpha [m], beta [n])."""
+
+    def __init__(self, instance):
+        super().__init__(instance)
+        m, n, C = self.m, self.n, instance.C
+        self.nx, self.ncon = m + n, 2
+        self.lb = np.zeros(m + n)
+        self.ub = np.concatenate([np.full(m, C), np.ones(n)])
+        self.cl = self.cu = np.array([0.0, float(instance.B)])
+        self._jrows = np.concatenate([np.zeros(m, int), np.ones(n, int)])
+        self._jcols = np.arange(m + n)
+        self._jvals = np.concatenate([instance.y, np.ones(n)])
+
+    def split(self, x):
+        return x[:self.m], x[self.m:]
+
+    def beta(self, x) -> np.ndarray:
+        return np.asarray(x[self.m:], dtype=float)
+
+    def start(self, warm) -> np.ndarray:
+        """x0 from a :class:`~minlp_fs.solvers.base.WarmStart`, or the centre (alpha = 0, beta = B/n)."""
+        if warm is None:
+            return np.concatenate([np.zeros(self.m), np.full(self.n, self.instance.B / self.n)])
+        return np.concatenate([warm.alpha, warm.beta])
+
+    def objective(self, x) -> float:
+        """f(alpha, beta); equal to :func:`~minlp_fs.objective.dual_objective` for alpha >= 0, and smooth
+        (all rows kept) where an interior-point iterate leaves the bound by Ipopt's relaxation of it."""
+        alpha, beta = self.split(x)
+        v = alpha * self.instance.y
+        return float(0.5 * v @ self._at(beta)[1] @ v - alpha.sum())
+
+    def gradient(self, x) -> np.ndarray:
+        alpha, beta = self.split(x)
+        y = self.instance.y
+        _, K, D = self._at(beta)
+        v = alpha * y
+        return np.concatenate([y * (K @ v) - 1.0, 0.5 * self._dq_dbeta(D, v)])
+
+    def constraints(self, x) -> np.ndarray:
+        alpha, beta = self.split(x)
+        return np.array([self.instance.y @ alpha, beta.sum()])
+
+    def jacobianstructure(self):
+        return self._jrows, self._jcols
+
+    def jacobian(self, x) -> np.ndarray:
+        return self._jvals
+
+    def hessianstructure(self):
+        return self.hessianstructure_of(self.nx)
+
+    def hessian(self, x, lagrange, obj_factor) -> np.ndarray:
+        """Lower triangle of obj_factor * Hess f (the constraints are linear)."""
+        m = self.m
+        alpha, beta = self.split(x)
+        y = self.instance.y
+        base, K, D = self._at(beta)
+        v = alpha * y
+        H = np.empty((self.nx, self.nx))
+        H[:m, :m] = np.multiply.outer(y, y) * K
+        H[m:, :m] = (self._mixed(D, v) * y[:, None]).T
+        H[m:, m:] = 0.5 * self._bb(second_derivative(self.instance.kernel, base), np.multiply.outer(v, v))
+        return obj_factor * H[np.tril_indices(self.nx)]
+
+
+class PrimalNLP(_KernelNLP):
+    """Relaxation of the fit-sense model: x = (beta [n], c [m], b, xi [m])."""
+
+    def __init__(self, instance):
+        super().__init__(instance)
+        m, n, C = self.m, self.n, instance.C
+        self.nx, self.ncon = n + 2 * m + 1, m + 1
+        big = 2e19  # Ipopt's and Knitro's infinity
+        self.lb = np.concatenate([np.zeros(n), np.full(m, -C), [-big], np.zeros(m)])
+        self.ub = np.concatenate([np.ones(n), np.full(m, C), [big], np.full(m, big)])
+        self.cl = np.concatenate([[float(instance.B)], np.ones(m)])
+        self.cu = np.concatenate([[float(instance.B)], np.full(m, big)])
+        rows = [np.zeros(n, int), np.repeat(np.arange(1, m + 1), n + m + 2)]
+        per_row = np.concatenate([np.arange(n + m + 1), [0]])  # beta, c, b, then xi_i (set below)
+        cols = np.tile(per_row, m)
+        cols[n + m + 1::n + m + 2] = n + m + 1 + np.arange(m)
+        self._jrows = np.concatenate(rows)
+        self._jcols = np.concatenate([np.arange(n), cols])
+
+    def split(self, x):
+        n, m = self.n, self.m
+        return x[:n], x[n:n + m], x[n + m], x[n + m + 1:]
+
+    def beta(self, x) -> np.ndarray:
+        return np.asarray(x[:self.n], dtype=float)
+
+    def start(self, warm) -> np.ndarray:
+        """x0 from a warm start (its SVM primal point), or the centre (beta = B/n, c = 0, xi = 1)."""
+        if warm is None:
+            return np.concatenate([np.full(self.n, self.instance.B / self.n), np.zeros(self.m), [0.0],
+                                   np.ones(self.m)])
+        c, b, xi, _ = svm_primal(self.instance, self.instance.gram(warm.subset), warm.alpha)
+        return np.concatenate([warm.beta, c, [b], xi])
+
+    def objective(self, x) -> float:
+        beta, c, _, xi = self.split(x)
+        K = self._at(beta)[1]
+        return float(0.5 * c @ K @ c + self.instance.C * xi.sum())
+
+    def gradient(self, x) -> np.ndarray:
+        beta, c, _, xi = self.split(x)
+        _, K, D = self._at(beta)
+        return np.concatenate([0.5 * self._dq_dbeta(D, c), K @ c, [0.0], np.full(self.m, self.instance.C)])
+
+    def constraints(self, x) -> np.ndarray:
+        beta, c, b, xi = self.split(x)
+        K = self._at(beta)[1]
+        return np.concatenate([[beta.sum()], self.instance.y * (K @ c + b) + xi])
+
+    def jacobianstructure(self):
+        return self._jrows, self._jcols
+
+    def jacobian(self, x) -> np.ndarray:
+        beta, c, _, _ = self.split(x)
+        y = self.instance.y
+        _, K, D = self._at(beta)
+        rows = np.concatenate([self._mixed(D, c), K, np.ones((self.m, 1)), np.ones((self.m, 1))], axis=1)
+        rows[:, :-1] *= y[:, None]
+        return np.concatenate([np.ones(self.n), rows.ravel()])
+
+    def hessianstructure(self):
+        return self.hessianstructure_of(self.nx)
+
+    def hessian(self, x, lagrange, obj_factor) -> np.ndarray:
+        """Lower triangle of obj_factor * Hess f + sum_i lambda_i Hess g_i."""
+        n, m = self.n, self.m
+        beta, c, _, _ = self.split(x)
+        base, K, D = self._at(beta)
+        u = np.asarray(lagrange[1:]) * self.instance.y
+        E = second_derivative(self.instance.kernel, base)
+        H = np.zeros((self.nx, self.nx))
+        H[:n, :n] = self._bb(E, 0.5 * obj_factor * np.multiply.outer(c, c) + np.multiply.outer(u, c))
+        H[n:n + m, :n] = self._mixed(D, obj_factor * c + u)
+        H[n:n + m, n:n + m] = obj_factor * K
+        return H[np.tril_indices(self.nx)]
+
+
+def make_nlp(instance):
+    """The NLP of the instance's sense: :class:`DualNLP` (paper) or :class:`PrimalNLP` (fit)."""
+    return DualNLP(instance) if instance.sense == "paper" else PrimalNLP(instance)

@@ -1,0 +1,291 @@
+"""SCIP (global MINLP, pyscipopt) on DFS-SVM, with our LS*/ACSO* inside as a primal heuristic.
+
+The model is written directly with pyscipopt expressions, kernel entries in the linear-in-beta form
+of the bullet points after problem (4): k_ih = (gamma sum_j beta_j x_ij x_hj + c)^d or
+exp(-gamma sum_j beta_j (x_ij - x_hj)^2), each pair i < h written once plus the diagonal (features
+with a zero term left out). The quadratic form sits in a nonlinear constraint on an epigraph
+variable t >= 0 (it is >= 0 since K_beta is PSD); the objective is linear:
+
+* ``paper`` (problem (4)): alpha in [0, C]^m, beta binary, y'alpha = 0, sum beta = B,
+  min t - e'alpha with t >= 1/2 sum_ih y_i y_h alpha_i alpha_h k_ih;
+* ``fit``: the kernelised SVM primal over (beta, c, b, xi): min t + C e'xi with
+  t >= 1/2 sum_ih c_i c_h k_ih, y_i(sum_h k_ih c_h + b) + xi_i >= 1, xi >= 0, and y_i c_i in [0, C],
+  sum c = 0 (valid cuts: c = alpha*y at a dual optimum alpha); its optimum is -max_beta g(beta)
+  (strong duality).
+
+The warm start (alpha, beta) is added as a complete solution before solving. The heuristic plugin
+(:class:`_SearchHeuristic`, option ``heuristic``) takes SCIP's LP solution and incumbent, rounds beta
+to its top B, runs a short LS* (or any start-using method) from there and hands the polished
+(alpha, beta) back with ``trySol``; the trace says which component found each incumbent:
+``start``, ``scip`` or ``heuristic:<name>``. Certified only when SCIP reports ``optimal`` with a
+zero gap (and the base class's check of our polished value against SCIP's bounds).
+"""
+from __future__ import annotations
+
+import time
+import typing
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..kernels import GaussianKernel, PolynomialKernel
+from ..result import TracePoint
+from .base import Availability, RawSolution, SolverMethod, indicator, svm_primal, top_b
+
+#: SCIP statuses that are resource limits (the answer is feasible but unproven)
+_LIMITS = ("timelimit", "memlimit", "nodelimit", "totalnodelimit", "stallnodelimit", "sollimit",
+           "bestsollimit", "restartlimit", "gaplimit", "userinterrupt")
+
+
+class ScipModel:
+    """The pyscipopt model of an instance, with the variables needed to load and read solutions."""
+
+    def __init__(self, instance):
+        import pyscipopt as ps
+
+        self.instance = instance
+        m, n, C, y = instance.m, instance.n, instance.C, instance.y
+        self.model = model = ps.Model(f"dfs-svm-{instance.name}")
+        self.beta = [model.addVar(f"beta_{j}", vtype="B") for j in range(n)]
+        self.t = model.addVar("t", lb=0.0, ub=None)
+        model.addCons(ps.quicksum(self.beta) == instance.B, name="budget")
+        fit = instance.sense == "fit"
+        if fit:
+            self.w = [model.addVar(f"c_{i}", lb=min(0.0, C * y[i]), ub=max(0.0, C * y[i])) for i in range(m)]
+            model.addCons(ps.quicksum(self.w) == 0, name="balance")
+            self.b = model.addVar("b", lb=None, ub=None)
+            self.xi = [model.addVar(f"xi_{i}", lb=0.0, ub=None) for i in range(m)]
+            weights = [1.0] * m
+        else:
+            self.w = [model.addVar(f"alpha_{i}", lb=0.0, ub=C) for i in range(m)]
+            model.addCons(ps.quicksum(float(y[i]) * self.w[i] for i in range(m)) == 0, name="balance")
+            weights = list(y)
+        k = self._entries()
+        quad = ps.quicksum(0.5 * k[i, i] * self.w[i] * self.w[i] for i in range(m)) + ps.quicksum(
+            float(weights[i] * weights[h]) * k[i, h] * self.w[i] * self.w[h]
+            for i in range(m) for h in range(i + 1, m))
+        model.addCons(quad - self.t <= 0, name="epigraph")
+        if fit:
+            for i in range(m):
+                f_i = ps.quicksum(k[min(i, h), max(i, h)] * self.w[h] for h in range(m))
+                model.addCons(float(y[i]) * (f_i + self.b) + self.xi[i] >= 1, name=f"margin_{i}")
+            model.setObjective(self.t + C * ps.quicksum(self.xi), "minimize")
+        else:
+            model.setObjective(self.t - ps.quicksum(self.w), "minimize")
+
+    def _entries(self) -> dict:
+        """Kernel entries k[i, h], i <= h, as pyscipopt expressions (shared objects)."""
+        import pyscipopt as ps
+
+        inst = self.instance
+        X, kern, m = inst.X, inst.kernel, inst.m
+        if not isinstance(kern, (PolynomialKernel, GaussianKernel)):
+            raise InputError(f"no SCIP model for kernel {type(kern).__name__}")
+        k = {}
+        for i in range(m):
+            for h in range(i, m):
+                t = (X[i] * X[h]) if isinstance(kern, PolynomialKernel) else (X[i] - X[h]) ** 2
+                s = ps.quicksum(float(t[j]) * self.beta[j] for j in np.flatnonzero(t))
+                if isinstance(kern, PolynomialKernel):
+                    inner = kern.gamma * s + kern.coef0
+                    k[i, h] = ps.scip.buildGenExprObj(inner) ** kern.degree if kern.degree > 1 else inner
+                else:
+                    k[i, h] = ps.exp(-kern.gamma * s) if np.any(t) else 1.0
+        return k
+
+    def solution_values(self, subset, alpha) -> list:
+        """(variable, value) pairs of the feasible point (alpha, subset); its SVM primal in the fit sense."""
+        inst = self.instance
+        K = inst.gram(subset)
+        pairs = list(zip(self.beta, indicator(subset, inst.n)))
+        if inst.sense == "fit":
+            c, b, xi, _ = svm_primal(inst, K, alpha)
+            return pairs + list(zip(self.w, c)) + list(zip(self.xi, xi)) + [(self.b, b),
+                                                                             (self.t, 0.5 * c @ K @ c)]
+        v = alpha * inst.y
+        return pairs + list(zip(self.w, alpha)) + [(self.t, 0.5 * v @ K @ v)]
+
+    def make_solution(self, subset, alpha, heur=None):
+        """A SCIP solution in the original space (presolve may have transformed the variables)."""
+        model = self.model
+        sol = model.createOrigSol(heur)
+        for var, val in self.solution_values(subset, alpha):
+            model.setSolVal(sol, var, float(val))
+        return sol
+
+
+class _SearchHeuristic:
+    """SCIP primal heuristic: LS* (or another start-using method) from SCIP's rounded beta."""
+
+    @staticmethod
+    def create(scip_model: ScipModel, method, oracle, log: list):
+        import pyscipopt as ps
+
+        class Heur(ps.Heur):
+            def heurexec(self, heurtiming, nodeinfeasible):
+                return {"result": self.outer.run(self)}
+
+        heur = Heur()
+        heur.outer = _SearchHeuristic(scip_model, method, oracle, log)
+        return heur
+
+    def __init__(self, scip_model, method, oracle, log):
+        self.sm, self.method, self.oracle, self.log = scip_model, method, oracle, log
+        self.tried: set = set()      # subsets a search started from
+        self.submitted: set = set()  # subsets handed to SCIP
+
+    def _candidates(self, model):
+        from pyscipopt import SCIP_LPSOLSTAT
+
+        out = []
+        if model.getLPSolstat() == SCIP_LPSOLSTAT.OPTIMAL:
+            out.append(top_b([model.getSolVal(None, v) for v in self.sm.beta], self.sm.instance.B))
+        best = model.getBestSol()
+        if best is not None:
+            out.append(top_b([model.getSolVal(best, v) for v in self.sm.beta], self.sm.instance.B))
+        return [s for s in dict.fromkeys(out) if s not in self.tried]
+
+    def run(self, heur):
+        from pyscipopt import SCIP_RESULT
+
+        model = heur.model
+        cands = self._candidates(model)
+        if not cands:
+            return SCIP_RESULT.DIDNOTRUN
+        found = False
+        for subset in cands:
+            self.tried.add(subset)
+            res = self.method.solve(self.sm.instance, start=list(subset), oracle=self.oracle)
+            found_subset = tuple(res.features)
+            if res.objective is None or found_subset in self.submitted:
+                continue
+            self.submitted.add(found_subset)
+            self.tried.add(found_subset)  # a search from it would return it again
+            sol = self.sm.make_solution(found_subset, np.asarray(res.alpha), heur)
+            score = self.sm.instance.sign * res.objective
+            self.log.append(score)
+            found |= bool(model.trySol(sol, printreason=False, free=True))
+        return SCIP_RESULT.FOUNDSOL if found else SCIP_RESULT.DIDNOTFIND
+
+
+def _best_events(log: list, t0: float, trace: list, sign: float, heur_name: str):
+    """An event handler appending a TracePoint (value f) at each new incumbent, tagged by its source."""
+    import pyscipopt as ps
+
+    class Events(ps.Eventhdlr):
+        def eventinit(self):
+            self.model.catchEvent(ps.SCIP_EVENTTYPE.BESTSOLFOUND, self)
+
+        def eventexit(self):
+            self.model.dropEvent(ps.SCIP_EVENTTYPE.BESTSOLFOUND, self)
+
+        def eventexec(self, event):
+            score = self.model.getSolObjVal(self.model.getBestSol())
+            if trace and _close(score, sign * trace[-1].value):
+                return  # the same value again (e.g. polished by SCIP's sub-NLP): not an improvement
+            ours = any(_close(score, a) for a in log)
+            trace.append(TracePoint(time.perf_counter() - t0, sign * score,
+                                    f"heuristic:{heur_name}" if ours else "scip"))
+
+    return Events()
+
+
+def _close(a: float, b: float | None, rtol: float = 1e-7) -> bool:
+    return b is not None and abs(a - b) <= rtol * max(1.0, abs(b))
+
+
+def _with_start(trace: list, model, start_score, t_start: float, sign: float) -> list:
+    """The trace with SCIP's first incumbent tagged ``start`` when it was our warm start."""
+    if start_score is None or not _close(model.getFirstPrimalBound(), start_score):
+        return trace
+    if trace and _close(sign * trace[0].value, start_score, rtol=1e-10):  # the start itself, not a neighbour
+        return [TracePoint(trace[0].time_s, trace[0].value, "start")] + trace[1:]
+    return [TracePoint(t_start, sign * start_score, "start")] + trace
+
+
+@dataclass
+class Scip(SolverMethod):
+    """SCIP global MINLP; ``heuristic`` (e.g. "ls*", "acso*" or None) runs inside as a primal heuristic."""
+
+    memory_limit_mb: int = 4000
+    heuristic: str | None = "ls*"
+    heuristic_time: float = 1.0
+    gap: float = 0.0
+
+    name: typing.ClassVar[str] = "scip"
+    certifies: typing.ClassVar[bool] = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not (isinstance(self.memory_limit_mb, int) and self.memory_limit_mb > 0):
+            raise InputError(f"memory_limit_mb must be a positive integer; got {self.memory_limit_mb!r}")
+        if not (isinstance(self.heuristic_time, (int, float)) and self.heuristic_time > 0):
+            raise InputError(f"heuristic_time must be > 0 seconds; got {self.heuristic_time!r}")
+        if not (isinstance(self.gap, (int, float)) and self.gap >= 0):
+            raise InputError(f"gap must be a relative gap >= 0; got {self.gap!r}")
+        if self.heuristic is not None:
+            self._heuristic_method()  # unknown names are an input error now, not inside SCIP
+
+    def _heuristic_method(self):
+        from ..methods import get_method, method_class
+
+        cls = method_class(self.heuristic)
+        if not cls.uses_start:
+            raise InputError(f"heuristic {self.heuristic!r} does not start from a subset; use ls* or acso*")
+        opts = {"time_limit": float(self.heuristic_time), "seed": self.seed}
+        return get_method(self.heuristic, **{k: v for k, v in opts.items() if k in cls.options()})
+
+    def _available(self, instance=None) -> Availability:
+        try:
+            import pyscipopt  # noqa: F401
+        except ImportError as exc:
+            return Availability(False, f"pyscipopt not installed (pip install minlp-fs[scip]): {exc}")
+        return Availability(True)
+
+    def _run(self, instance, warm, oracle) -> RawSolution:
+        t0 = time.perf_counter()
+        sm = ScipModel(instance)
+        model = sm.model
+        build = time.perf_counter() - t0
+        model.hideOutput(not self.tee)
+        model.setParam("limits/time", float(self.time_limit))
+        model.setParam("limits/memory", float(self.memory_limit_mb))
+        model.setParam("limits/gap", float(self.gap))
+        model.setParam("randomization/randomseedshift", int(self.seed))
+        log, trace = [], []
+        heur_name = self.heuristic or ""
+        if self.heuristic is not None:
+            model.includeHeur(_SearchHeuristic.create(sm, self._heuristic_method(), oracle, log),
+                              f"minlpfs_{heur_name}", f"minlp-fs {heur_name} from the rounded beta", "Y",
+                              priority=-1000, freq=1, freqofs=0)
+        start_score = None
+        if warm is not None:
+            # the start's value in SCIP's units: f in the paper sense, the SVM primal (= -g) in the fit sense
+            start_score = warm.value if instance.sense == "paper" else \
+                svm_primal(instance, instance.gram(warm.subset), warm.alpha)[3]
+            model.addSol(sm.make_solution(warm.subset, warm.alpha), free=True)
+        t_start = time.perf_counter() - t0
+        model.includeEventhdlr(_best_events(log, t0, trace, instance.sign, heur_name),
+                               "minlpfs_trace", "incumbent trace")
+        model.optimize()
+        status = model.getStatus()
+        best = model.getBestSol() if model.getNSols() > 0 else None
+        beta = None if best is None else np.array([model.getSolVal(best, v) for v in sm.beta])
+        alpha = None
+        if best is not None and instance.sense == "paper":
+            alpha = np.array([model.getSolVal(best, v) for v in sm.w])
+        gap = model.getGap()
+        trace = _with_start(trace, model, start_score, t_start, instance.sign)
+        return RawSolution(
+            beta=beta, alpha=alpha, solver_status=status,
+            objective=None if best is None else model.getSolObjVal(best), bound=model.getDualbound(),
+            proven_optimal=status == "optimal" and gap <= max(self.gap, 1e-6),
+            time_limit_reached=status in _LIMITS and status != "gaplimit",
+            failed=status not in _LIMITS and status != "optimal", wall_time_s=time.perf_counter() - t0,
+            trace=trace, message="" if status == "optimal" else f"SCIP stopped: {status}, gap {gap:.3g}",
+            info={"build_time_s": build, "presolve_time_s": model.getPresolvingTime(), "gap": gap,
+                  "n_nodes": model.getNNodes(),
+                  "first_primal_bound": model.getFirstPrimalBound(), "heuristic": self.heuristic,
+                  "heuristic_incumbents": sum(p.source.startswith("heuristic") for p in trace),
+                  "memory_limit_mb": self.memory_limit_mb})

@@ -1,0 +1,70 @@
+"""Shared fixtures: the shared datasets folder, two small synthetic instances, random feasible alphas.
+
+The paper's CSVs live in ``shared/datasets`` beside the repository (CI clones the repository with
+``shared/`` next to it). Tests that read them take the ``data_dir`` fixture or carry
+``@pytest.mark.requires_data``; both skip, with the reason, when the folder is absent.
+"""
+from pathlib import Path
+
+import pytest
+
+from minlp_fs.datasets import make_synthetic
+from minlp_fs.instance import make_instance
+
+DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+MISSING_DATA = f"shared datasets folder {DATA_DIR} is absent"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "requires_data: needs the shared datasets folder beside the repository")
+
+
+def pytest_collection_modifyitems(config, items):
+    if DATA_DIR.is_dir():
+        return
+    skip = pytest.mark.skip(reason=MISSING_DATA)
+    for item in items:
+        if "requires_data" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    """The shared datasets folder (the test is skipped when it is absent)."""
+    if not DATA_DIR.is_dir():
+        pytest.skip(MISSING_DATA)
+    return DATA_DIR
+
+
+def _small(kernel: str):
+    d = make_synthetic(m=40, n_informative=3, n_noise=3, seed=0)
+    return make_instance(d.X, d.y, B=3, kernel=kernel, feature_names=d.feature_names, name="small")
+
+
+@pytest.fixture
+def small_poly_instance():
+    """Synthetic m=40, n=6 (3 informative, 3 noise), B=3, poly2, paper sense."""
+    return _small("poly2")
+
+
+@pytest.fixture
+def small_rbf_instance():
+    """Synthetic m=40, n=6 (3 informative, 3 noise), B=3, Gaussian kernel, paper sense."""
+    return _small("rbf")
+
+
+def _random_feasible_alpha(rng, y, C, zero_share=0.3):
+    """A random point of {0 <= a <= C, y'a = 0}: a box point with the larger class side scaled down."""
+    a = rng.uniform(0, C, size=y.size) * (rng.uniform(size=y.size) >= zero_share)
+    pos, neg = a[y > 0].sum(), a[y < 0].sum()
+    if pos > neg:
+        a[y > 0] *= neg / pos
+    elif neg > 0:
+        a[y < 0] *= pos / neg
+    return a
+
+
+@pytest.fixture(scope="session")
+def random_feasible_alpha():
+    """``f(rng, y, C, zero_share=0.3)``: a random feasible alpha of the SVM dual polytope."""
+    return _random_feasible_alpha

@@ -1,0 +1,180 @@
+"""The solver base class: fixed solve() sequence, warm start, polish, status mapping, list_solvers."""
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.datasets import make_synthetic
+from minlp_fs.errors import InputError, SolverUnavailableError
+from minlp_fs.instance import make_instance
+from minlp_fs.methods import REGISTRY
+from minlp_fs.objective import feasibility_violation
+from minlp_fs.solvers.base import (Availability, RawSolution, SolverMethod, indicator, list_solvers,
+                                   svm_primal, top_b)
+
+
+def tiny(kernel="poly2", sense="paper", C=1.0):
+    d = make_synthetic(12, 2, 2, seed=0)
+    return make_instance(d.X, d.y, B=2, kernel=kernel, C=C, sense=sense, name="tiny")
+
+
+@dataclass
+class Scripted(SolverMethod):
+    """A solver double whose _run returns (or raises) what the test scripted, and records its start."""
+
+    name = "scripted"
+    certifies = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.raw, self.avail, self.seen = None, Availability(True), []
+
+    def _available(self, instance=None):
+        if isinstance(self.avail, Exception):
+            raise self.avail
+        return self.avail
+
+    def _run(self, instance, warm, oracle):
+        self.seen.append(warm)
+        if isinstance(self.raw, Exception):
+            raise self.raw
+        return self.raw(instance, warm, oracle) if callable(self.raw) else self.raw
+
+
+def test_top_b_breaks_ties_by_lower_index():
+    assert top_b([0.5, 0.9, 0.5, 0.5, 0.1], 2) == (0, 1)
+    assert top_b([0.2, 0.7, 0.7, 0.7], 2) == (1, 2)
+    assert top_b([1, 0, 1, 0], 2) == (0, 2)
+    assert indicator((0, 2), 4).tolist() == [1, 0, 1, 0]
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "rbf"])
+def test_svm_primal_value_is_minus_the_dual(kernel):
+    inst = tiny(kernel, C=10.0)
+    fit = AlphaSubproblem(inst).solve((0, 1))
+    K = inst.gram((0, 1))
+    c, b, xi, value = svm_primal(inst, K, fit.alpha)
+    assert value == pytest.approx(-fit.value, rel=1e-5)
+    assert np.all(inst.y * (K @ c + b) + xi >= 1 - 1e-9) and np.all(xi >= 0)
+
+
+def test_unavailable_is_a_status_with_the_reason():
+    inst = tiny()
+    s = Scripted()
+    s.avail = Availability(False, "package X not installed (pip install minlp-fs[x])")
+    res = s.solve(inst)
+    assert res.status == "unavailable" and res.objective is None
+    assert res.message == "package X not installed (pip install minlp-fs[x])" and not s.seen
+
+
+def test_a_crashing_availability_check_is_a_reason():
+    s = Scripted()
+    s.avail = OSError("disk on fire")
+    avail = s.availability()
+    assert not avail and "OSError: disk on fire" in avail.reason
+
+
+def test_unavailable_found_while_running_and_a_crash_is_an_error():
+    inst = tiny()
+    s = Scripted()
+    s.raw = SolverUnavailableError("no licence")
+    res = s.solve(inst)
+    assert (res.status, res.message) == ("unavailable", "no licence")
+    s.raw = RuntimeError("segfault-ish")
+    res = s.solve(inst)
+    assert res.status == "error" and "RuntimeError: segfault-ish" in res.message and res.objective is None
+
+
+def test_fractional_beta_is_rounded_and_polished_by_the_oracle():
+    inst = tiny(C=10.0)
+    s = Scripted()
+    s.raw = RawSolution(beta=np.array([0.6, 0.1, 0.9, 0.4]), solver_status="done", objective=-1.0)
+    res = s.solve(inst)
+    assert res.features == [0, 2] and res.status == "converged" and not res.certified
+    assert res.objective == pytest.approx(inst.objective(res.alpha, res.features), abs=1e-9)
+    assert res.objective == AlphaSubproblem(inst).solve((0, 2)).value
+    assert feasibility_violation(res.alpha, inst.y, inst.C) < 1e-9
+    assert res.info["solver_objective"] == -1.0 and res.info["solver_status"] == "done"
+    assert res.info["beta_max_fractionality"] == pytest.approx(0.4) and res.info["scope"] == "global"
+    assert [p.source for p in res.trace] == ["polish"]
+
+
+def test_warm_start_is_the_alpha_start_or_the_given_subset_or_none():
+    inst = tiny(C=10.0)
+    s = Scripted()
+    s.raw = lambda instance, warm, oracle: RawSolution(beta=warm.beta if warm else np.ones(4))
+    res = s.solve(inst)
+    warm = s.seen[-1]
+    assert res.info["start_source"] == "alpha-start" and warm.beta.sum() == inst.B
+    assert warm.value == pytest.approx(inst.objective(warm.alpha, warm.subset), abs=1e-9)
+    s.solve(inst, start=[1, 3])
+    assert s.seen[-1].subset == (1, 3) and s.seen[-1].source == "given"
+    s.warm_start = False
+    res = s.solve(inst, start=[1, 3])
+    assert s.seen[-1] is None and "start_subset" not in res.info
+
+
+def _proof(objective, bound):
+    def run(instance, warm, oracle):
+        return RawSolution(beta=indicator((0, 1), instance.n), objective=objective(instance),
+                           bound=bound(instance), proven_optimal=True, solver_status="optimal")
+    return run
+
+
+def test_certified_only_when_the_polished_value_matches_the_solvers_proof():
+    inst = tiny(C=10.0)
+    value = AlphaSubproblem(inst).solve((0, 1)).value
+    s = Scripted()
+    s.raw = _proof(lambda i: value * (1 + 1e-7), lambda i: value * (1 + 2e-7))
+    res = s.solve(inst)
+    assert res.status == "optimal" and res.certified and res.bound == pytest.approx(value, rel=1e-6)
+    s.raw = _proof(lambda i: value * 0.9, lambda i: value * 0.9)   # claims a value we cannot reproduce
+    res = s.solve(inst)
+    assert res.status == "converged" and not res.certified and "not certified" in res.message
+
+
+def test_fit_sense_units_are_the_primal_minimisation():
+    inst = tiny(C=10.0, sense="fit")
+    value = AlphaSubproblem(inst).solve((0, 1)).value
+    s = Scripted()
+    s.raw = _proof(lambda i: -value, lambda i: -value)
+    res = s.solve(inst)
+    assert res.certified and res.bound == pytest.approx(value) and res.objective == pytest.approx(value)
+
+
+def test_limits_and_failures_map_to_statuses():
+    inst = tiny(C=10.0)
+    s = Scripted()
+    s.raw = RawSolution(beta=indicator((0, 1), 4), time_limit_reached=True, proven_optimal=True)
+    assert s.solve(inst).status == "time_limit"
+    s.raw = RawSolution(beta=indicator((0, 1), 4), failed=True, message="restoration failed")
+    res = s.solve(inst)
+    assert res.status == "error" and res.message == "restoration failed" and res.objective is not None
+    s.raw = RawSolution(beta=None, time_limit_reached=True)
+    res = s.solve(inst)
+    assert res.status == "time_limit" and res.objective is None
+    s.raw = RawSolution(beta=np.ones(3))
+    assert "unusable beta" in s.solve(inst).message
+
+
+def test_bad_time_limit_is_an_input_error():
+    with pytest.raises(InputError, match="time_limit"):
+        Scripted(time_limit=0)
+
+
+def test_list_solvers_covers_every_solver_entry(monkeypatch):
+    rows = list_solvers()
+    names = {r["name"] for r in rows}
+    assert {"ipopt", "ipopt-pyomo", "scip", "knitro"} <= names
+    assert names <= set(REGISTRY)
+    for row in rows:
+        assert set(row) == {"name", "available", "reason", "scope"}
+        assert row["available"] or row["reason"] != "ok"
+    knitro = next(r for r in rows if r["name"] == "knitro")
+    assert knitro["scope"] == "local"
+    assert knitro["available"] or "license" in knitro["reason"] or "not installed" in knitro["reason"]
+    monkeypatch.setitem(sys.modules, "minlp_fs.solvers.scip", None)   # an adapter that cannot import
+    scip = next(r for r in list_solvers() if r["name"] == "scip")
+    assert not scip["available"] and scip["reason"].startswith("unavailable: ")

@@ -1,0 +1,156 @@
+"""BARON, Knitro and IPOPT through GAMS (gamspy-base demo): real runs on tiny instances.
+
+BARON's certified optimum is compared with enumeration; Knitro and the IPOPT relaxation return
+polished feasible answers; size limits, missing packages and "no solution" answers are reported
+with reasons; the warm start is what GAMS receives.
+"""
+import importlib.util
+import re
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("gamspy_base") is None,
+                                reason="gamspy-base not installed: pip install 'minlp-fs[gams]'")
+
+from minlp_fs.alpha import AlphaSubproblem  # noqa: E402
+from minlp_fs.datasets import make_synthetic  # noqa: E402
+from minlp_fs.instance import make_instance  # noqa: E402
+from minlp_fs.models import solution_from_values  # noqa: E402
+from minlp_fs.models.export import gms_symbol_table, write_gms  # noqa: E402
+from minlp_fs.solvers import gams  # noqa: E402
+from minlp_fs.solvers.enumeration import Enumeration  # noqa: E402
+from minlp_fs.solvers.gams import Baron, GamsIpopt, GamsKnitro, GamsSolver, gams_size  # noqa: E402
+
+
+def _instance(m, n=3, kernel="rbf", sense="paper", seed=1):
+    d = make_synthetic(40, 2, n - 2, seed=0)
+    return make_instance(d.X, d.y, B=2, kernel=kernel, sense=sense, m=m, seed=seed)
+
+
+def _requires(method):
+    avail = method.availability()
+    if not avail:
+        pytest.skip(f"{method.name}: {avail.reason}")
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly2"])
+def test_baron_certifies_the_enumeration_optimum(kernel):
+    baron = Baron(time_limit=60)
+    _requires(baron)
+    inst = _instance(4, n=4, kernel=kernel)            # BARON proves these in about 1-2 s
+    res = baron.solve(inst, start=[0, 1])
+    ref = Enumeration().solve(inst)
+    assert res.status == "optimal" and res.certified, res.message
+    assert res.features == ref.features
+    assert res.objective == pytest.approx(ref.objective, rel=1e-7)
+    assert res.bound == pytest.approx(ref.objective, rel=1e-5)
+    assert res.info["scope"] == "global"
+
+
+def test_baron_time_limit_is_not_reported_optimal():
+    """At the time limit with a wide gap GAMS says 'integer solution': we say time_limit, uncertified."""
+    baron = Baron(time_limit=1)
+    _requires(baron)
+    inst = _instance(12, n=4, kernel="poly2")
+    res = baron.solve(inst, start=[0, 1])
+    assert res.status == "time_limit" and not res.certified
+    assert res.bound is not None and res.bound < res.objective - 1.0       # the gap BARON left open
+    assert res.objective == pytest.approx(AlphaSubproblem(inst).solve(res.features).value)
+
+
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_gams_knitro_returns_a_polished_feasible_answer(sense):
+    knitro = GamsKnitro(time_limit=30)
+    _requires(knitro)
+    inst = _instance(10, n=4, sense=sense)
+    res = knitro.solve(inst, start=[0, 1])
+    assert res.status in ("converged", "time_limit") and not res.certified, res.message
+    assert len(res.features) == inst.B and res.info["scope"] == "local"
+    fit = AlphaSubproblem(inst).solve(res.features)
+    assert res.objective == pytest.approx(fit.value, rel=1e-9)
+    # polishing never loses: g(beta) <= f(alpha, beta) (paper); -g(beta) <= the primal value (fit, weak duality)
+    assert res.info["rounded_subset"] == res.features and res.info["beta_max_fractionality"] < 1e-6
+    assert inst.sign * res.objective <= res.info["solver_objective"] + 1e-6 * abs(res.objective)
+
+
+def test_gams_ipopt_relaxation_then_rounding():
+    ipopt = GamsIpopt(time_limit=30)
+    _requires(ipopt)
+    inst = _instance(12, n=5, kernel="poly2")
+    res = ipopt.solve(inst, start=[0, 1])
+    assert res.status == "converged", res.message
+    assert res.info["relaxation"] is True and "beta_max_fractionality" in res.info
+    assert len(res.features) == inst.B
+    assert res.objective == pytest.approx(AlphaSubproblem(inst).solve(res.features).value, rel=1e-9)
+
+
+def test_warm_start_is_what_gams_receives(tmp_path):
+    knitro = GamsKnitro(time_limit=10, keep_files=str(tmp_path))
+    _requires(knitro)
+    inst = _instance(8)
+    start = [1, 2]
+    knitro.solve(inst, start=start)
+    path, = tmp_path.glob("*.gms")
+    levels = dict(re.findall(r"^(\w+)\.l = (\S+);$", path.read_text(), flags=re.M))
+    values = {name: float(levels[s]) for s, name in gms_symbol_table(path)}
+    alpha, beta = solution_from_values(inst, values)
+    assert np.flatnonzero(beta).tolist() == start
+    assert np.allclose(alpha, AlphaSubproblem(inst).solve(start).alpha, atol=1e-12)
+    cold = GamsKnitro(time_limit=10, keep_files=str(tmp_path / "cold"), warm_start=False)
+    cold.solve(inst)
+    path, = (tmp_path / "cold").glob("*.gms")
+    assert ".l = " not in path.read_text()
+
+
+def test_size_limits_are_unavailable_with_the_reason():
+    for method in (Baron(), GamsKnitro(), GamsIpopt()):
+        _requires(method)
+    inst = _instance(40, n=10)                         # 40 + 10 + 1 = 51 columns > BARON's 50
+    res = Baron().solve(inst, start=[0, 1])
+    assert res.status == "unavailable" and res.objective is None
+    assert res.message.startswith("demo size limit exceeded") and "51 columns" in res.message
+    big = make_synthetic(300, 2, 3, seed=0)
+    wide = make_instance(big.X, big.y, B=2)
+    assert not GamsKnitro().availability(wide)
+    assert GamsKnitro().availability(wide).reason.startswith("demo size limit exceeded")
+    assert GamsIpopt().availability(wide)              # 306 columns: within the NLP demo's 1000
+
+
+def test_gams_size_matches_the_written_file(tmp_path):
+    for sense in ("paper", "fit"):
+        inst = _instance(6, sense=sense)
+        text = write_gms(inst, tmp_path / f"{sense}.gms", start=[0, 1]).read_text()
+        rows, cols = (int(x) for x in re.findall(r"^\*\s+(\d+)\s+\d+", text, flags=re.M)[:2])
+        assert gams_size(inst) == (rows, cols)
+
+
+def test_demo_limit_found_by_gams_is_unavailable():
+    """Within BARON's rows/columns but over its nonlinear-nonzero demo cap: GAMS refuses, we report why."""
+    baron = Baron(time_limit=10)
+    _requires(baron)
+    inst = _instance(8, sense="fit")                  # 10 rows, 23 columns, > 100 nonlinear nonzeros
+    assert baron.availability(inst)
+    res = baron.solve(inst, start=[0, 1])
+    assert res.status == "unavailable" and res.message.startswith("demo size limit exceeded")
+
+
+def test_missing_solver_package_is_named():
+    class Nosuch(GamsSolver):
+        name = "gams-nosuch"
+        solver = "nosuchsolver"
+
+    avail = Nosuch().availability()
+    assert not avail and avail.reason == "gamspy-nosuchsolver not installed: pip install gamspy-nosuchsolver"
+
+
+def test_no_solution_is_an_error_never_stale_values(monkeypatch):
+    """A 'no solution returned' status must not be read as an answer, whatever levels GAMS printed."""
+    inst = _instance(6)
+    stale = {f"alpha[{i}]": 1.0 for i in range(inst.m)} | {"beta[0]": 1.0, "beta[1]": 1.0}
+    monkeypatch.setattr(gams, "register_solver", lambda solver: None)
+    monkeypatch.setattr(gams, "solve_gms", lambda *a, **k: {"modelstat": 14.0, "solvestat": 1.0, "objval": None,
+                                                            "objest": None, "values": stale, "listing": ""})
+    res = Baron().solve(inst, start=[0, 1])
+    assert res.status == "error" and res.objective is None
+    assert "no solution" in res.message and "model status 14" in res.message

@@ -1,0 +1,63 @@
+"""hybrid:SOLVER: heuristic -> warm-started solver -> polish -> heuristic, with a tagged trace."""
+import pytest
+
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.datasets import make_synthetic
+from minlp_fs.errors import InputError
+from minlp_fs.instance import make_instance
+from minlp_fs.methods import get_method
+from minlp_fs.solvers.hybrid import Hybrid
+
+
+def small(kernel="rbf", sense="paper", C=1.0, m=12, n_noise=2, B=2):
+    d = make_synthetic(m, 2, n_noise, seed=0)
+    return make_instance(d.X, d.y, B=B, kernel=kernel, C=C, sense=sense, name="small")
+
+
+def _check(inst, res):
+    assert res.objective == pytest.approx(inst.objective(res.alpha, res.features), abs=1e-9)
+    assert res.objective == pytest.approx(AlphaSubproblem(inst).solve(res.features).value, rel=1e-6)
+
+
+def test_registry_name_sets_the_solver():
+    method = get_method("hybrid:ipopt", max_rounds=2)
+    assert isinstance(method, Hybrid) and method.solver == "ipopt" and method.label == "hybrid:ipopt"
+    with pytest.raises(InputError, match="solver adapter"):
+        get_method("hybrid:ls")
+    with pytest.raises(InputError, match="starts from a subset"):
+        get_method("hybrid:scip", heuristic="rfe1")
+    with pytest.raises(InputError, match="max_rounds"):
+        get_method("hybrid:scip", max_rounds=0)
+
+
+def test_hybrid_scip_is_certified_at_the_enumerated_optimum():
+    pytest.importorskip("pyscipopt", reason="pyscipopt not installed (pip install minlp-fs[scip])")
+    inst = small("rbf")
+    res = get_method("hybrid:scip", time_limit=20, max_rounds=3).solve(inst, start="random")
+    _check(inst, res)
+    assert res.status == "optimal" and res.certified and res.method == "hybrid:scip"
+    assert res.objective == pytest.approx(get_method("enumerate").solve(inst).objective, rel=1e-7)
+    assert [r["component"] for r in res.info["rounds"]][:2] == ["ls*", "scip"]
+    assert {p.source for p in res.trace} <= {"ls*", "scip"}
+
+
+def test_hybrid_ipopt_trace_names_components_and_never_loses_to_its_heuristic():
+    pytest.importorskip("cyipopt", reason="cyipopt not installed (pip install minlp-fs[ipopt])")
+    inst = small("poly3", sense="fit", C=10.0, m=30, n_noise=5, B=3)
+    res = get_method("hybrid:ipopt", time_limit=20, max_rounds=3).solve(inst, start="random")
+    _check(inst, res)
+    alone = get_method("ls*").solve(inst, start="random")
+    assert not inst.better(alone.objective, res.objective)
+    assert res.trace and {p.source for p in res.trace} <= {"ls*", "ipopt"}
+    rounds = res.info["rounds"]
+    assert rounds[0]["component"] == "ls*" and rounds[1]["component"] == "ipopt"
+    assert res.status in ("converged", "time_limit") and not res.certified
+
+
+def test_unavailable_solver_makes_the_hybrid_unavailable():
+    from minlp_fs.solvers.knitro import license_check
+    if license_check().ok:
+        pytest.skip("Knitro is licensed here")
+    res = get_method("hybrid:knitro", time_limit=5).solve(small())
+    assert res.status == "unavailable" and license_check().reason in res.message
+    assert res.info["rounds"] == []   # checked before any component runs

@@ -1,0 +1,157 @@
+"""The relaxation NLPs (derivatives against finite differences) and the two Ipopt adapters."""
+import sys
+
+import numpy as np
+import pytest
+
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.datasets import make_synthetic
+from minlp_fs.errors import InputError
+from minlp_fs.instance import make_instance
+from minlp_fs.methods import get_method
+from minlp_fs.objective import feasibility_violation
+from minlp_fs.solvers.base import indicator
+from minlp_fs.solvers.nlp import DualNLP, PrimalNLP, make_nlp
+
+CASES = [(k, s) for k in ("poly3", "rbf") for s in ("paper", "fit")]
+
+
+def small(kernel="poly3", sense="paper", m=12, n_noise=2, B=2, seed=1):
+    d = make_synthetic(m, 2, n_noise, seed=seed)
+    return make_instance(d.X, d.y, B=B, kernel=kernel, sense=sense, name="small")
+
+
+def _interior_point(nlp, rng):
+    lo = np.maximum(nlp.lb, -3.0)
+    hi = np.minimum(nlp.ub, 3.0)
+    return lo + rng.uniform(0.1, 0.9, nlp.nx) * (hi - lo)
+
+
+def _dense_jacobian(nlp, x):
+    J = np.zeros((nlp.ncon, nlp.nx))
+    rows, cols = nlp.jacobianstructure()
+    J[rows, cols] = nlp.jacobian(x)
+    return J
+
+
+def _central(f, x, h=1e-6):
+    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)])
+
+
+@pytest.mark.parametrize("kernel,sense", CASES)
+def test_gradient_jacobian_hessian_match_finite_differences(kernel, sense):
+    inst = small(kernel, sense, m=8)
+    nlp = make_nlp(inst)
+    rng = np.random.default_rng(0)
+    x = _interior_point(nlp, rng)
+    fd = _central(nlp.objective, x)
+    assert np.allclose(nlp.gradient(x), fd, rtol=1e-6, atol=1e-6 * np.abs(fd).max())
+    fdJ = _central(nlp.constraints, x).T
+    assert np.allclose(_dense_jacobian(nlp, x), fdJ, atol=1e-6 * max(1.0, np.abs(fdJ).max()))
+    lam, sigma = rng.normal(size=nlp.ncon), 0.7
+    lagrangian_grad = lambda z: sigma * nlp.gradient(z) + lam @ _dense_jacobian(nlp, z)  # noqa: E731
+    fdH = _central(lagrangian_grad, x)
+    H = np.zeros((nlp.nx, nlp.nx))
+    H[nlp.hessianstructure()] = nlp.hessian(x, lam, sigma)
+    H = H + np.tril(H, -1).T
+    assert np.allclose(H, fdH, atol=1e-5 * np.abs(fdH).max())
+
+
+@pytest.mark.parametrize("kernel", ["poly3", "rbf"])
+def test_relaxation_is_exact_at_binary_beta(kernel):
+    inst = small(kernel)
+    fit = AlphaSubproblem(inst).solve((0, 3))
+    x = np.concatenate([fit.alpha, indicator((0, 3), inst.n)])
+    assert DualNLP(inst).objective(x) == pytest.approx(inst.objective(fit.alpha, (0, 3)), abs=1e-12)
+
+
+def test_primal_start_has_value_minus_g_and_is_feasible():
+    inst = small("rbf", "fit")
+    oracle = AlphaSubproblem(inst)
+    fit = oracle.solve((1, 2))
+    nlp = PrimalNLP(inst)
+    warm = type("W", (), {"alpha": fit.alpha, "beta": indicator((1, 2), inst.n), "subset": (1, 2)})
+    x0 = nlp.start(warm)
+    assert nlp.objective(x0) == pytest.approx(-fit.value, rel=1e-6)
+    g = nlp.constraints(x0)
+    assert g[0] == inst.B and np.all(g[1:] >= 1 - 1e-9)
+    assert np.all(x0 >= nlp.lb) and np.all(x0 <= nlp.ub)
+
+
+@pytest.fixture
+def cyipopt():
+    """The tests below run Ipopt; the NLP tests above need numpy only."""
+    return pytest.importorskip("cyipopt", reason="cyipopt not installed (pip install minlp-fs[ipopt])")
+
+
+def _check_polished(inst, res):
+    assert len(res.features) == inst.B and res.alpha is not None
+    assert res.objective == pytest.approx(inst.objective(res.alpha, res.features), abs=1e-9)
+    assert res.objective == pytest.approx(AlphaSubproblem(inst).solve(res.features).value, rel=1e-6)
+    assert feasibility_violation(res.alpha, inst.y, inst.C) < 1e-8
+    assert res.info["scope"] == "local" and not res.certified
+
+
+@pytest.mark.parametrize("kernel,sense", CASES)
+def test_ipopt_returns_a_polished_feasible_answer(kernel, sense, cyipopt):
+    inst = small(kernel, sense, m=30, n_noise=4, B=3)
+    res = get_method("ipopt", time_limit=20).solve(inst)
+    assert res.status == "converged", res.message
+    _check_polished(inst, res)
+    # the solver's own objective is kept apart, in the model's units (sign * f)
+    assert res.info["solver_objective"] == pytest.approx(res.info["relaxation_objective"])
+
+
+def test_ipopt_limited_memory_hessian_runs(cyipopt):
+    inst = small("poly3", "paper", m=20)
+    res = get_method("ipopt", hessian="limited-memory", time_limit=10).solve(inst)
+    assert res.status in ("converged", "time_limit") and res.info["hessian"] == "limited-memory"
+    _check_polished(inst, res)
+
+
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_warm_start_is_ipopts_starting_point(sense, cyipopt):
+    inst = small("rbf", sense, m=20)
+    method = get_method("ipopt", time_limit=10)
+    res = method.solve(inst, start=[0, 3])
+    start_value = AlphaSubproblem(inst).solve((0, 3)).value
+    assert res.info["start_subset"] == [0, 3]
+    # x0's objective is f(alpha_start, beta_start) (paper) or the primal -g(beta_start) (fit)
+    assert res.info["x0_objective"] == pytest.approx(inst.sign * start_value, rel=1e-6)
+    cold = get_method("ipopt", time_limit=10, warm_start=False).solve(inst)
+    assert cold.info["x0_objective"] != pytest.approx(res.info["x0_objective"], rel=1e-3)
+
+
+def test_time_limit_is_reported(cyipopt):
+    inst = small("poly3", "fit", m=60, n_noise=6, B=3)
+    res = get_method("ipopt", hessian="limited-memory", time_limit=0.2).solve(inst)
+    assert res.status == "time_limit" and "wall time" in res.message
+    _check_polished(inst, res)
+
+
+def test_bad_hessian_option():
+    with pytest.raises(InputError, match="hessian"):
+        get_method("ipopt", hessian="bfgs")
+
+
+def test_missing_cyipopt_is_unavailable(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cyipopt", None)
+    res = get_method("ipopt").solve(small())
+    assert res.status == "unavailable"
+    assert res.message.startswith("cyipopt not installed (pip install minlp-fs[ipopt])")
+
+
+def test_pyomo_route_solves_the_same_relaxation(cyipopt):
+    pytest.importorskip("gamspy_base", reason="gamspy not installed (pip install minlp-fs[gams])")
+    inst = small("poly3", "fit", m=20)
+    route = get_method("ipopt-pyomo", time_limit=30)
+    avail = route.availability(inst)
+    if not avail:
+        pytest.skip(f"GAMS/IPOPT unavailable: {avail.reason}")
+    native = get_method("ipopt", time_limit=30).solve(inst)
+    res = route.solve(inst)
+    assert res.status == "converged", res.message
+    _check_polished(inst, res)
+    assert res.info["x0_objective"] == pytest.approx(native.info["x0_objective"], rel=1e-6)
+    assert res.info["relaxation_objective"] == pytest.approx(native.info["relaxation_objective"], rel=1e-4)
+    assert res.features == native.features

@@ -1,0 +1,113 @@
+"""SCIP adapter: certified optimum = enumeration on tiny instances, warm start, heuristic plugin, limits."""
+import sys
+
+import pytest
+
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.datasets import make_synthetic
+from minlp_fs.errors import InputError
+from minlp_fs.instance import make_instance
+from minlp_fs.methods import get_method
+from minlp_fs.objective import feasibility_violation
+
+pytest.importorskip("pyscipopt", reason="pyscipopt not installed (pip install minlp-fs[scip])")
+
+
+def tiny(kernel, sense="paper", C=1.0):
+    """m = 12, n = 4, B = 2: SCIP proves the paper-sense optimum of both kernels in well under a second."""
+    d = make_synthetic(12, 2, 2, seed=0)
+    return make_instance(d.X, d.y, B=2, kernel=kernel, C=C, sense=sense, name="tiny")
+
+
+def optimum(inst):
+    return get_method("enumerate").solve(inst).objective
+
+
+def _check_polished(inst, res):
+    assert len(res.features) == inst.B
+    assert res.objective == pytest.approx(inst.objective(res.alpha, res.features), abs=1e-9)
+    assert res.objective == pytest.approx(AlphaSubproblem(inst).solve(res.features).value, rel=1e-6)
+    assert feasibility_violation(res.alpha, inst.y, inst.C) < 1e-8
+    assert res.info["scope"] == "global"
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "rbf"])
+def test_certified_optimum_equals_enumeration(kernel):
+    inst = tiny(kernel)
+    res = get_method("scip", time_limit=20, heuristic=None).solve(inst)
+    _check_polished(inst, res)
+    assert res.status == "optimal" and res.certified, res.message
+    assert res.objective == pytest.approx(optimum(inst), rel=1e-7)
+    assert res.bound == pytest.approx(res.objective, rel=1e-5)
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "rbf"])
+def test_unproven_runs_report_the_limit_and_a_valid_bound(kernel):
+    """C = 10 and the fit sense are beyond SCIP in a few seconds: assert only what is proven."""
+    for inst in (tiny(kernel, C=10.0), tiny(kernel, sense="fit")):
+        res = get_method("scip", time_limit=2, heuristic=None).solve(inst)
+        _check_polished(inst, res)
+        best = optimum(inst)
+        if res.certified:
+            assert res.objective == pytest.approx(best, rel=1e-7)
+        else:
+            assert res.status == "time_limit" and "timelimit" in res.message and "gap" in res.message
+        assert not inst.better(res.objective, best * (1 + 1e-9 * inst.sign))   # nothing beats the optimum
+        assert inst.score(res.bound) <= inst.score(best) + 1e-6 * abs(best)     # the bound is valid
+
+
+def test_warm_start_is_scips_first_solution():
+    inst = tiny("rbf", C=10.0)
+    start = [0, 1]   # the worst subset: SCIP's own first solution is (2, 3), the optimum
+    res = get_method("scip", time_limit=1, heuristic=None).solve(inst, start=start)
+    start_value = AlphaSubproblem(inst).solve(start).value
+    assert res.trace[0].source == "start" and res.trace[0].value == pytest.approx(start_value, rel=1e-9)
+    assert res.info["first_primal_bound"] == pytest.approx(start_value, rel=1e-9)
+    cold = get_method("scip", time_limit=1, heuristic=None, warm_start=False).solve(inst)
+    assert all(p.source != "start" for p in cold.trace)
+    assert cold.info["first_primal_bound"] != pytest.approx(start_value, rel=1e-6)
+
+
+def test_fit_sense_warm_start_is_the_svm_primal():
+    inst = tiny("rbf", sense="fit")
+    res = get_method("scip", time_limit=1, heuristic=None).solve(inst, start=[2, 3])
+    start_value = AlphaSubproblem(inst).solve((2, 3)).value
+    # SCIP minimises the primal, -g: its first solution is -g(start)
+    assert res.info["first_primal_bound"] == pytest.approx(-start_value, rel=1e-6)
+    assert res.trace[0].source == "start" and res.trace[0].value == pytest.approx(start_value, rel=1e-6)
+
+
+def test_heuristic_plugin_hands_ls_star_incumbents_to_scip():
+    inst = tiny("rbf", sense="fit")
+    res = get_method("scip", time_limit=2, heuristic="ls*", seed=0).solve(inst, start="random")
+    _check_polished(inst, res)
+    sources = [p.source for p in res.trace]
+    assert set(sources) <= {"start", "scip", "heuristic:ls*", "polish"}
+    assert "heuristic:ls*" in sources and res.info["heuristic_incumbents"] >= 1
+    found = next(p for p in res.trace if p.source == "heuristic:ls*")
+    assert not inst.better(found.value, res.objective)   # polish keeps it (or better)
+    assert res.objective == pytest.approx(optimum(inst), rel=1e-7)
+
+
+def test_memory_limit_is_a_reported_limit():
+    inst = tiny("poly2", sense="fit")
+    res = get_method("scip", time_limit=5, memory_limit_mb=1, heuristic=None).solve(inst)
+    assert res.status == "time_limit" and "memlimit" in res.message
+    assert res.info["memory_limit_mb"] == 1
+    _check_polished(inst, res)
+
+
+def test_options_are_checked():
+    with pytest.raises(InputError, match="does not start from a subset"):
+        get_method("scip", heuristic="rfe1")
+    with pytest.raises(InputError, match="unknown method"):
+        get_method("scip", heuristic="tabu")
+    with pytest.raises(InputError, match="memory_limit_mb"):
+        get_method("scip", memory_limit_mb=0)
+
+
+def test_missing_pyscipopt_is_unavailable(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyscipopt", None)
+    res = get_method("scip").solve(tiny("rbf"))
+    assert res.status == "unavailable" and res.message.startswith("pyscipopt not installed")
+    assert res.objective is None and res.features == []

@@ -1,0 +1,216 @@
+"""The alpha-subproblem g(beta) = min_alpha f(alpha, beta) (problem (2) with Q = Q(beta)).
+
+Accuracy is checked against a *certified* reference: a tight SMO solve whose optimality is proved
+independently by weak duality. For any dual-feasible alpha, w = sum_i alpha_i y_i phi(x_i) and any b
+give a primal point, so
+
+    f(alpha) - g(beta) <= P(w, b) - D(alpha) = v'Kv - e'alpha + C sum_i max(0, 1 - y_i((Kv)_i + b))
+
+with v = alpha * y (the best b is one of the hinge breakpoints b = y_i - (Kv)_i). libsvm cannot serve
+as the tight reference: it stores Q in single precision, and tol = 1e-12 runs to its iteration limit.
+"""
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from minlp_fs.alpha import DEFAULT_TOL, AlphaSubproblem, Fit, libsvm_solve, smo_solve
+from minlp_fs.datasets import load_dataset, make_synthetic
+from minlp_fs.errors import InputError
+from minlp_fs.instance import make_instance
+from minlp_fs.kernels import make_kernel
+from minlp_fs.objective import dual_objective, feasibility_violation
+
+BACKENDS = ("smo", "libsvm")
+REL = 1e-6
+
+
+def duality_gap(alpha, K, y, C):
+    """P(w(alpha), b*) - D(alpha) >= f(alpha) - g: an upper bound on alpha's suboptimality."""
+    v = alpha * y
+    Kv = K @ v
+    b = y - Kv
+    hinge = np.maximum(0.0, 1.0 - y[None, :] * (Kv[None, :] + b[:, None])).sum(axis=1).min()
+    return float(v @ Kv - alpha.sum() + C * hinge)
+
+
+def certified_reference(K, y, C):
+    """(value, gap) of a tight SMO solve; the gap certifies value - g <= gap."""
+    alpha, _ = smo_solve(K, y, C, tol=1e-9)
+    return dual_objective(alpha, K, y), duality_gap(alpha, K, y, C)
+
+
+DATA_CASES = [("wholesale", "poly2"), ("diabetes", "poly3"), ("bcw", "rbf"), ("cleveland", "poly5"),
+              ("parkinsons", "rbf"), ("german", "poly3"), ("bcd", "poly2"), ("ionosphere", "rbf"),
+              ("sonar", "poly5")]
+SYNTHETIC_CASES = [("synthetic", k) for k in ("poly2", "poly3", "poly5", "rbf")]
+
+
+@lru_cache(maxsize=None)
+def _instance(dataset, kernel, data_dir):
+    if dataset == "synthetic":
+        d = make_synthetic(m=150, n_informative=3, n_noise=5, seed=4)
+        return make_instance(d.X, d.y, 3, kernel=kernel)
+    d = load_dataset(dataset, data_dir)
+    return make_instance(d.X, d.y, min(4, d.X.shape[1]), kernel=kernel, m=150, seed=1)
+
+
+def case_instance(request, dataset, kernel):
+    """The case's instance: a paper dataset reduced to m = 150 rows, or synthetic data (m = 150)."""
+    data_dir = None if dataset == "synthetic" else request.getfixturevalue("data_dir")
+    return _instance(dataset, kernel, data_dir)
+
+
+def case_subsets(inst, k=2):
+    rng = np.random.default_rng(inst.n)
+    return [tuple(sorted(rng.choice(inst.n, inst.B, replace=False).tolist())) for _ in range(k)]
+
+
+CASES = [pytest.param(c, id="-".join(c)) for c in DATA_CASES + SYNTHETIC_CASES]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_default_tol_is_accurate_and_backends_agree(request, case):
+    inst = case_instance(request, *case)
+    oracles = {b: AlphaSubproblem(inst, backend=b) for b in BACKENDS}
+    for subset in case_subsets(inst):
+        K = inst.gram(subset)
+        ref, gap = certified_reference(K, inst.y, inst.C)
+        assert 0 <= gap <= 1e-8 * abs(ref)
+        fits = {b: o.solve(subset) for b, o in oracles.items()}
+        for b, fit in fits.items():
+            assert feasibility_violation(fit.alpha, inst.y, inst.C) < 1e-8, b
+            assert fit.value == dual_objective(fit.alpha, K, inst.y)
+            assert fit.value >= ref - gap - 1e-9 * abs(ref), b  # never below the optimum
+            assert fit.value == pytest.approx(ref, rel=REL), b
+        assert fits["smo"].value == pytest.approx(fits["libsvm"].value, rel=REL)
+
+
+@pytest.mark.parametrize("case", CASES[:3] + CASES[-4:])
+def test_warm_start_gives_the_cold_value(request, case):
+    inst = case_instance(request, *case)
+    first, second = case_subsets(inst)
+    cold = AlphaSubproblem(inst, cache=False)
+    start = cold.solve(first).alpha
+    kept = start.copy()
+    warm = cold.solve(second, warm_start=start)
+    np.testing.assert_array_equal(start, kept)  # the warm start is not modified
+    assert warm.value == pytest.approx(cold.solve(second).value, rel=REL)
+    assert feasibility_violation(warm.alpha, inst.y, inst.C) < 1e-8
+
+
+def test_smo_warm_start_from_the_optimum_does_no_work(small_poly_instance):
+    inst = small_poly_instance
+    K = inst.gram([0, 1, 2])
+    alpha, iters = smo_solve(K, inst.y, inst.C, tol=1e-8)
+    assert iters > 0
+    again, iters2 = smo_solve(K, inst.y, inst.C, alpha0=alpha, tol=1e-8)
+    assert iters2 == 0
+    np.testing.assert_array_equal(again, alpha)
+
+
+def test_smo_falls_back_on_an_infeasible_start(small_rbf_instance):
+    inst = small_rbf_instance
+    K = inst.gram([0, 1, 2])
+    cold, _ = smo_solve(K, inst.y, inst.C)
+    bad = np.where(inst.y > 0, 1.0, 0.0)  # y'a != 0
+    kept = bad.copy()
+    alpha, _ = smo_solve(K, inst.y, inst.C, alpha0=bad)
+    np.testing.assert_array_equal(alpha, cold)
+    np.testing.assert_array_equal(bad, kept)
+    # out of the box: projected; here the projection breaks y'a = 0 and the start is dropped as well
+    over = np.full(inst.m, 2 * inst.C)
+    np.testing.assert_array_equal(smo_solve(K, inst.y, inst.C, alpha0=over)[0], cold)
+
+
+def test_smo_projects_a_slightly_outside_start(small_poly_instance, random_feasible_alpha):
+    inst = small_poly_instance
+    K = inst.gram([3, 4, 5])
+    a0 = random_feasible_alpha(np.random.default_rng(0), inst.y, inst.C)
+    a0[a0 == 0] = -1e-13  # tiny negative noise, projected to 0 without breaking the equality
+    alpha, _ = smo_solve(K, inst.y, inst.C, alpha0=a0)
+    assert feasibility_violation(alpha, inst.y, inst.C) < 1e-8
+    ref, _ = certified_reference(K, inst.y, inst.C)
+    assert dual_objective(alpha, K, inst.y) == pytest.approx(ref, rel=REL)
+
+
+def test_counters_and_cache(small_poly_instance):
+    inst = small_poly_instance
+    oracle = AlphaSubproblem(inst)
+    a = oracle.solve([2, 0, 1])
+    assert isinstance(a, Fit) and a.subset == (0, 1, 2)
+    assert (oracle.n_solves, oracle.n_cache_hits) == (1, 0)
+    assert oracle.solve((1, 2, 0)) is a
+    assert (oracle.n_solves, oracle.n_cache_hits) == (1, 1)
+    assert oracle.cached([0, 2, 1]) is a and oracle.cached([0, 1, 3]) is None
+    b = oracle.solve(np.array([3, 4, 5]))
+    assert (oracle.n_solves, oracle.n_cache_hits) == (2, 1)
+    assert b.value == dual_objective(b.alpha, inst.gram([3, 4, 5]), inst.y)
+    oracle.solve_gram(inst.gram([0, 1, 2]))
+    assert (oracle.n_solves, oracle.n_cache_hits) == (3, 1)
+    assert oracle.solve([0, 1, 2]) is a  # solve_gram does not fill the cache
+
+    plain = AlphaSubproblem(inst, cache=False)
+    c, d = plain.solve([0, 1, 2]), plain.solve([0, 1, 2])
+    assert c is not d and c.value == d.value
+    assert (plain.n_solves, plain.n_cache_hits) == (2, 0) and plain.cached([0, 1, 2]) is None
+
+
+def test_given_gram_is_used(small_poly_instance):
+    inst = small_poly_instance
+    oracle = AlphaSubproblem(inst, cache=False)
+    K = inst.gram([0, 1, 2])
+    assert oracle.solve([0, 1, 2], K=K).value == oracle.solve([0, 1, 2]).value
+    assert oracle.solve([0, 1, 2], K=2 * K).value == pytest.approx(
+        dual_objective(smo_solve(2 * K, inst.y, inst.C, tol=DEFAULT_TOL)[0], 2 * K, inst.y))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_threads_give_the_serial_values(small_rbf_instance, backend):
+    inst = small_rbf_instance
+    subsets = [(i, j, k) for i in range(6) for j in range(i + 1, 6) for k in range(j + 1, 6)]
+    serial = [AlphaSubproblem(inst, backend=backend).solve(s).value for s in subsets]
+    oracle = AlphaSubproblem(inst, backend=backend)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        fits = list(pool.map(oracle.solve, subsets + subsets))
+    assert [f.value for f in fits[:len(subsets)]] == serial
+    assert oracle.n_solves + oracle.n_cache_hits == 2 * len(subsets)
+    assert oracle.n_solves >= len(subsets)
+
+
+@pytest.mark.parametrize("kw, message", [(dict(backend="cvxopt"), "unknown alpha-subproblem backend 'cvxopt'"),
+                                         (dict(backend="SMO"), "choose one of smo, libsvm"),
+                                         (dict(tol=0.0), "tol must be a number in \\(0, 1\\)"),
+                                         (dict(tol=-1e-6), "tol must be a number"),
+                                         (dict(tol="1e-6"), "tol must be a number")])
+def test_bad_oracle_arguments(small_poly_instance, kw, message):
+    with pytest.raises(InputError, match=message):
+        AlphaSubproblem(small_poly_instance, **kw)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(4, 24), C=st.floats(0.05, 200.0),
+       kernel=st.sampled_from(["poly2", "poly3", "poly5", "rbf"]))
+def test_random_small_problems(seed, m, C, kernel, random_feasible_alpha):
+    """SMO is below every random feasible alpha and equals the certified optimum and libsvm."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.uniform(size=m) < 0.5, 1.0, -1.0)
+    y[:2] = (1.0, -1.0)
+    K = make_kernel(kernel, gamma=float(rng.uniform(0.05, 2.0))).gram(rng.uniform(size=(m, 3)))
+    alpha, _ = smo_solve(K, y, C, tol=DEFAULT_TOL)
+    value = dual_objective(alpha, K, y)
+    assert feasibility_violation(alpha, y, C) < 1e-8 * max(C, 1.0)
+    slack = 1e-9 * C * m
+    for _ in range(20):
+        a = random_feasible_alpha(rng, y, C)
+        assert value <= dual_objective(a, K, y) + slack
+    ref, gap = certified_reference(K, y, C)
+    assert gap <= 1e-8 * C * m
+    assert value == pytest.approx(ref, rel=REL, abs=slack)
+    assert value >= ref - gap - slack
+    lib = libsvm_solve(K, y, C, tol=DEFAULT_TOL)
+    assert feasibility_violation(lib, y, C) < 1e-8 * max(C, 1.0)
+    assert dual_objective(lib, K, y) == pytest.approx(value, rel=REL, abs=slack)
