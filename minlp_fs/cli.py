@@ -1,4 +1,4 @@
-"""Command line: ``minlp-fs solve | certify | solvers | export | datasets``.
+"""Command line: ``minlp-fs solve | certify | solvers | export | datasets | bench``.
 
 Instance flags are shared by every verb; method options become flags automatically from the
 registered methods' dataclass fields (``--refit-fraction``, ``--n-samples``, ...), so this file
@@ -15,6 +15,7 @@ import typing
 from . import __version__
 from .api import build_instance, solve
 from .errors import MinlpFsError
+from .experiments.cli import add_bench_parser, run_bench
 from .methods import REGISTRY, ALIASES, method_class
 
 #: options that map to flags of their own (not auto-generated)
@@ -104,6 +105,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     e.add_argument("--out", required=True, help="output file")
     e.add_argument("--start", default=None, help="starting point: alpha-start (default), random or i,j,k")
     sub.add_parser("datasets", help="list the paper's datasets")
+    add_bench_parser(sub)
     return p, dests
 
 
@@ -206,6 +208,8 @@ def main(argv=None) -> int:
     parser, dests = _parser()
     args = parser.parse_args(argv)
     try:
+        if args.verb == "bench":
+            return run_bench(args)
         if args.verb == "solve":
             return _run_solve(args, dests)
         if args.verb == "certify":

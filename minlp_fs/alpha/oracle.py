@@ -18,8 +18,10 @@ from .libsvm import libsvm_solve
 from .smo import smo_solve
 
 BACKENDS = ("smo", "libsvm")
-#: KKT tolerance (max violation m(a) - M(a)); gives values accurate to better than 1e-6 relative
-DEFAULT_TOL = 1e-6
+#: KKT tolerance (max violation m(a) - M(a)). Measured against solves at 1e-9 on the nine datasets x
+#: four kernels: worst relative value error 1.4e-7 at 1e-5 (1.2e-6 at 1e-4), so 1e-5 meets the 1e-6
+#: accuracy the package promises while taking 2-4x fewer SMO iterations than 1e-6 on hard duals.
+DEFAULT_TOL = 1e-5
 
 
 @dataclass(frozen=True)

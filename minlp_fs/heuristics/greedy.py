@@ -3,7 +3,7 @@
 At a fixed alpha_bar, with v = alpha_bar * y and K_S the Gram matrix of the features S,
 
     F(S) = v' K_S v                                   (section 4.2; F(S) >= 0, eq. (9))
-    f(alpha_bar, S) = F(S)/2 - e'alpha_bar            (the objective of problem (3) at alpha_bar)
+    f(alpha_bar, S) = F(S)/2 - e'alpha_bar            (the objective of problem (4) at alpha_bar)
 
 so F is computed through :class:`~minlp_fs.heuristics.screening.FixedAlpha` as
 F(S) = 2 (f(alpha_bar, S) + e'alpha_bar): the same objective code as everywhere. (We evaluate F by
@@ -19,7 +19,7 @@ set), i.e. the removal giving the smallest f at alpha_bar; it is a (1 - 1/e)-app
 max H (Nemhauser et al.), and Minoux's lazy greedy returns exactly the same set with fewer
 evaluations, because by submodularity stale gains are upper bounds of the current ones.
 
-Senses. ``sign`` = +1 (the paper's sense, problem (3) as written) minimises f at alpha_bar, as
+Senses. ``sign`` = +1 (the paper's sense, problem (4) as written) minimises f at alpha_bar, as
 above. ``sign`` = -1 (the fit sense) wants the *largest* f at alpha_bar: the greedy removes the
 feature of smallest H gain. That minimises a submodular function greedily, for which stale gains
 are upper bounds of no use (gains only shrink), so only :func:`plain_greedy` runs, and the step is a
@@ -33,8 +33,9 @@ arithmetic in both, so they return bitwise the same choice.
 from __future__ import annotations
 
 import heapq
+from typing import NamedTuple
 
-from ..errors import CapabilityError
+from ..errors import CapabilityError, InputError
 
 COUNTEREXAMPLE = ("the paper's appendix 'Counterexamples to the super/submodularity of Gaussian "
                   "Kernels' shows F is neither sub- nor supermodular for the Gaussian kernel")
@@ -51,32 +52,93 @@ def H(fixed, R) -> float:
     return F(fixed, range(fixed.instance.n)) - F(fixed, [j for j in range(fixed.instance.n) if j not in removed])
 
 
-def _ground(fixed, start) -> list:
-    return sorted(range(fixed.instance.n) if start is None else {int(j) for j in start})
+def _ground(fixed, start, B) -> list:
+    """The features to eliminate from (sorted), checked against the target size B."""
+    ground = sorted(range(fixed.instance.n) if start is None else {int(j) for j in start})
+    if not 1 <= B <= len(ground):
+        raise InputError(f"the greedy keeps B features out of {len(ground)}; B = {B} is out of range")
+    return ground
 
 
-def _gains(fixed, kept, f_kept, candidates, sign) -> dict:
-    """{j: sign * (f(K) - f(K - j))} for j in candidates: half the H gain of removing j (sign = +1)."""
-    base = fixed.base(kept)
-    return {j: sign * (f_kept - fixed.value_of_base(base - fixed.term(j))) for j in candidates}
+def _removal_value(fixed, base, j) -> float:
+    """f(alpha_bar, K - j) from the base matrix of K, kept up to date by one subtraction per removal
+    (the one arithmetic both greedies share)."""
+    return fixed.value_of_base(base - fixed.term(j))
 
 
-def plain_greedy(fixed, B: int, start=None, sign: float | None = None) -> tuple:
+class Greedy(NamedTuple):
+    """A greedy beta-step: the kept subset (sorted), the number of f evaluations (each one H
+    evaluation, lambda included), and the features in the order they were removed."""
+
+    subset: tuple
+    n_evals: int
+    order: list
+
+
+def plain_greedy(fixed, B: int, start=None, sign: float | None = None) -> Greedy:
     """Remove features from ``start`` (default all n) until B remain, each time the one of largest
-    ``sign``-gain (sign = +1: the smallest f at alpha_bar; -1: the largest), ties to the smallest index.
-
-    Returns (kept subset as a sorted tuple, number of f evaluations, removal order).
-    """
-    sign = fixed.instance.sign if sign is None else sign
-    kept = _ground(fixed, start)
-    f_kept = fixed.value(kept)
+    gain sign * (f(K) - f(K - j)), ties to the smallest index. ``sign`` (default ``instance.sign``):
+    +1 removes the feature whose removal gives the smallest f at alpha_bar (the largest H gain),
+    -1 the one giving the largest f."""
+    sign = fixed.instance.sign if sign is None else float(sign)
+    kept = _ground(fixed, start, B)
+    base = fixed.base(kept)
+    f_kept = fixed.value_of_base(base)
     n_evals, order = 1, []
     while len(kept) > B:
-        gains = _gains(fixed, kept, f_kept, kept, sign)
+        values = {j: _removal_value(fixed, base, j) for j in kept}
         n_evals += len(kept)
-        j = min(kept, key=lambda e: (-gains[e], e))
-        f_kept -= sign * gains[j]
+        j = min(kept, key=lambda e: (-(sign * (f_kept - values[e])), e))
         kept.remove(j)
-        f_kept = fixed.value(kept) if False else f_kept
         order.append(j)
-    return tuple(kept), n_evals, order
+        f_kept, base = values[j], base - fixed.term(j)
+    return Greedy(tuple(kept), n_evals, order)
+
+
+def lazy_greedy(fixed, B: int, start=None) -> Greedy:
+    """Minoux's lazy greedy for max H (paper's sense): the same set as :func:`plain_greedy` with sign +1.
+
+    A heap holds (-bound, j); by submodularity of H a stale gain bounds the current one from above,
+    so the top entry, once recomputed for the current kept set (fresh), is the exact maximiser
+    (ties: smallest j, as the heap orders equal keys by j). Polynomial kernels only.
+    """
+    if not fixed.kernel.submodular:
+        raise CapabilityError(f"lazy greedy needs a submodular beta-step (polynomial kernel, Prop. 2); "
+                              f"kernel {fixed.kernel.name!r} is not: {COUNTEREXAMPLE}. "
+                              "Use plain_greedy, a heuristic without guarantee there")
+    kept = _ground(fixed, start, B)
+    base = fixed.base(kept)
+    f_kept = fixed.value_of_base(base)
+    if len(kept) == B:
+        return Greedy(tuple(kept), 1, [])
+    values = {j: _removal_value(fixed, base, j) for j in kept}
+    n_evals, order, it = 1 + len(kept), [], 0
+    heap = [(-(f_kept - values[j]), j) for j in kept]
+    heapq.heapify(heap)
+    fresh = dict.fromkeys(kept, 0)
+    while len(kept) > B:
+        while True:
+            _, j = heapq.heappop(heap)
+            if fresh[j] == it:
+                break
+            values[j], fresh[j] = _removal_value(fixed, base, j), it
+            n_evals += 1
+            heapq.heappush(heap, (-(f_kept - values[j]), j))
+        kept.remove(j)
+        order.append(j)
+        f_kept, base = values[j], base - fixed.term(j)
+        it += 1
+    return Greedy(tuple(kept), n_evals, order)
+
+
+def uses_lazy(kernel, sign: float) -> bool:
+    """The lazy greedy applies: a polynomial kernel in the paper's sense (maximising H)."""
+    return kernel.submodular and sign > 0
+
+
+def greedy_step(fixed, B: int, start=None, sign: float | None = None) -> Greedy:
+    """The beta-step: lazy greedy where it is exact (:func:`uses_lazy`), plain greedy otherwise."""
+    sign = fixed.instance.sign if sign is None else float(sign)
+    if uses_lazy(fixed.kernel, sign):
+        return lazy_greedy(fixed, B, start)
+    return plain_greedy(fixed, B, start, sign)

@@ -9,8 +9,15 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
+
+
+@cache
+def _blas() -> ThreadpoolController:
+    """Found once: ``threadpool_limits`` rescans the loaded libraries on every call (ms each)."""
+    return ThreadpoolController()
 
 
 def refit(oracle, subsets, warm_start=None, n_jobs: int = 1) -> list:
@@ -21,7 +28,7 @@ def refit(oracle, subsets, warm_start=None, n_jobs: int = 1) -> list:
     subsets = [tuple(s) for s in subsets]
     workers = (os.cpu_count() or 1) if n_jobs < 0 else n_jobs
     workers = max(1, min(workers, len(subsets)))
-    with threadpool_limits(limits=1):
+    with _blas().limit(limits=1):
         if workers == 1:
             return [oracle.solve(s, warm_start=warm_start) for s in subsets]
         pool = ThreadPoolExecutor(max_workers=workers)

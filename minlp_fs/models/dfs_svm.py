@@ -41,6 +41,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..kernels import GaussianKernel, PolynomialKernel
+from ..objective import svm_primal
 
 #: names of the model's components
 ALPHA, BETA, C_VAR = "alpha", "beta", "c"
@@ -195,7 +196,7 @@ def _check_vector(name, value, size):
 def load_start(model, alpha, beta) -> None:
     """Set the model's initial values from a paper-sense start (alpha in Delta, beta in [0, 1]^n).
 
-    Fit sense: the primal point of alpha by :func:`minlp_fs.solvers.base.svm_primal`: c_i = y_i alpha_i
+    Fit sense: the primal point of alpha by :func:`minlp_fs.objective.svm_primal`: c_i = y_i alpha_i
     on the support rows, b from the KKT conditions, xi_i = max(0, 1 - y_i ((K_beta c)_i + b)).
     alpha outside the support is dropped (the model has no variable for it).
     """
@@ -208,7 +209,6 @@ def load_start(model, alpha, beta) -> None:
         for i in rows.tolist():
             model.alpha[i].set_value(float(a[i]), skip_validation=True)
         return
-    from ..solvers.base import svm_primal
     kept = np.zeros(inst.m)
     kept[rows] = a[rows]
     c, b, xi, _ = svm_primal(inst, inst.kernel.apply(inst.kernel.base(inst.X, weights=bt)), kept)

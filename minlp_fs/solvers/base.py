@@ -96,33 +96,6 @@ def indicator(subset, n: int) -> np.ndarray:
     return beta
 
 
-def svm_primal(instance, K: np.ndarray, alpha: np.ndarray):
-    """The kernelised primal point (c, b, xi) of a dual optimum alpha, and its value.
-
-    c = alpha * y (representer theorem), b from the KKT conditions (mean over the free support
-    vectors 0 < alpha_i < C, else the midpoint of the interval the bounded ones allow),
-    xi_i = max(0, 1 - y_i((K c)_i + b)); value = 1/2 c'Kc + C sum xi, which equals -f(alpha) for an
-    exact dual optimum (strong duality). Used to warm-start fit-sense models.
-    """
-    y, C = instance.y, instance.C
-    c = alpha * y
-    f = K @ c
-    eps = 1e-8 * C
-    free = (alpha > eps) & (alpha < C - eps)
-    if free.any():
-        b = float(np.mean(y[free] - f[free]))
-    else:
-        # alpha_i = 0 needs y_i(f_i + b) >= 1, alpha_i = C needs y_i(f_i + b) <= 1
-        at_zero, at_c = alpha <= eps, alpha >= C - eps
-        lo = np.concatenate([(1 - f)[at_zero & (y > 0)], (-1 - f)[at_c & (y < 0)]])
-        hi = np.concatenate([(1 - f)[at_c & (y > 0)], (-1 - f)[at_zero & (y < 0)]])
-        lo_b = lo.max() if lo.size else (hi.min() if hi.size else 0.0)
-        hi_b = hi.min() if hi.size else lo_b
-        b = float(0.5 * (lo_b + hi_b))
-    xi = np.maximum(0.0, 1.0 - y * (f + b))
-    return c, b, xi, float(0.5 * c @ f + C * xi.sum())
-
-
 @dataclass
 class SolverMethod(Method):
     """Base of the solver adapters; subclasses implement :meth:`_available` and :meth:`_run`."""

@@ -35,6 +35,7 @@ from tqdm.auto import tqdm
 
 from ..alpha import BACKENDS, DEFAULT_TOL, AlphaSubproblem
 from ..errors import InputError
+from ..heuristics.options import check_options
 from ..methods import Method
 from ..result import Incumbent
 
@@ -208,32 +209,28 @@ class Enumeration(Method):
     certifies = True
 
     def _check(self) -> None:
-        if isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer)) or self.n_jobs == 0:
-            raise InputError(f"n_jobs must be a non-zero integer (-1 = all cores); got {self.n_jobs!r}")
+        check_options(self)
         if self.backend not in BACKENDS:
             raise InputError(f"unknown backend {self.backend!r}; choose one of {', '.join(BACKENDS)}")
         if self.chunk_size is not None and (isinstance(self.chunk_size, bool) or
                                             not isinstance(self.chunk_size, (int, np.integer))
                                             or self.chunk_size < 1):
             raise InputError(f"chunk_size must be a positive integer or None; got {self.chunk_size!r}")
-        if self.time_limit is not None and not (isinstance(self.time_limit, (int, float))
-                                                and self.time_limit > 0):
-            raise InputError(f"time_limit must be a number of seconds > 0 or None; got {self.time_limit!r}")
 
     def solve(self, instance, start=None, oracle=None, callback=None):
         self._check()
         total = math.comb(instance.n, instance.B)
         size = self.chunk_size or default_chunk_size(total)
-        ranges = [(a, min(a + size, total)) for a in range(0, total, size)]
+        ranges = ((a, min(a + size, total)) for a in range(0, total, size))  # lazy: C(n,B) may be huge
         tol = oracle.tol if oracle is not None else DEFAULT_TOL
         deadline = None if self.time_limit is None else time.time() + self.time_limit
         stop_at_bound = instance.sense == "paper"
         tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, stop_at_bound, deadline)
                  for a, b in ranges)
-        if self.n_jobs == 1 or len(ranges) == 1:
+        if self.n_jobs == 1 or total <= size:
             chunks = (f(*args, **kw) for f, args, kw in tasks)
-        else:
-            chunks = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator")(tasks)
+        else:  # processes by default (loky); a joblib.parallel_config(backend="dask") reaches a cluster
+            chunks = Parallel(n_jobs=self.n_jobs, return_as="generator")(tasks)
 
         inc = Incumbent(instance, callback)
         status, n_done, n_rebuilds, n_chunks, best_rank, hit = "optimal", 0, 0, 0, None, False

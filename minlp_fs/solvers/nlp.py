@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import CapabilityError
 from ..kernels import GaussianKernel, PolynomialKernel
-from .base import svm_primal
+from ..objective import svm_primal
 
 
 def second_derivative(kernel, base: np.ndarray) -> np.ndarray:

@@ -31,7 +31,8 @@ import numpy as np
 from ..errors import InputError
 from ..kernels import GaussianKernel, PolynomialKernel
 from ..result import TracePoint
-from .base import Availability, RawSolution, SolverMethod, indicator, svm_primal, top_b
+from ..objective import svm_primal
+from .base import Availability, RawSolution, SolverMethod, indicator, top_b
 
 #: SCIP statuses that are resource limits (the answer is feasible but unproven)
 _LIMITS = ("timelimit", "memlimit", "nodelimit", "totalnodelimit", "stallnodelimit", "sollimit",

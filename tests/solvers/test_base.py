@@ -10,9 +10,8 @@ from minlp_fs.datasets import make_synthetic
 from minlp_fs.errors import InputError, SolverUnavailableError
 from minlp_fs.instance import make_instance
 from minlp_fs.methods import REGISTRY
-from minlp_fs.objective import feasibility_violation
-from minlp_fs.solvers.base import (Availability, RawSolution, SolverMethod, indicator, list_solvers,
-                                   svm_primal, top_b)
+from minlp_fs.objective import feasibility_violation, svm_primal
+from minlp_fs.solvers.base import Availability, RawSolution, SolverMethod, indicator, list_solvers, top_b
 
 
 def tiny(kernel="poly2", sense="paper", C=1.0):

@@ -1,0 +1,83 @@
+"""``minlp-fs bench certified|multistart|params|accuracy``: run an experiment, write its tables and figures.
+
+Wired into the main command line by :func:`add_bench_parser` (the ``bench`` verb) and
+:func:`run_bench`; ``benchmarks/run_experiments.py`` calls the same parser.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import MinlpFsError
+from .pipeline import EXPERIMENTS, BenchConfig, dry_run, run_experiment
+from .runner import BACKENDS
+
+SENSE_CHOICES = {"paper": ("paper",), "fit": ("fit",), "both": ("paper", "fit")}
+
+
+def _names(text):
+    return None if text is None else tuple(t.strip() for t in text.split(",") if t.strip())
+
+
+def add_bench_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``bench`` verb to an ``argparse`` subparsers object; returns its parser."""
+    b = subparsers.add_parser("bench", help="reproduce the paper's experiments (tables, figures, RESULTS.md)",
+                              description=__doc__.splitlines()[0])
+    b.add_argument("experiment", choices=EXPERIMENTS)
+    b.add_argument("--quick", action="store_true", help="a small slice that runs in a few minutes")
+    b.add_argument("--data-dir", help="folder of the datasets' CSV files (or set MINLP_FS_DATA)")
+    b.add_argument("--jobs", type=int, default=1, help="parallel units (loky processes; dask local workers)")
+    b.add_argument("--backend", default="loky", choices=BACKENDS, help="joblib backend (default loky)")
+    b.add_argument("--scheduler", help="dask scheduler address (tcp://host:8786) or ray address")
+    b.add_argument("--out", default="benchmarks", help="output folder: experiments/raw/, experiments/tables/, figures/, RESULTS.md")
+    b.add_argument("--sense", choices=tuple(SENSE_CHOICES), default=None,
+                   help="paper, fit or both (default: both; paper for params)")
+    b.add_argument("--datasets", help="comma-separated datasets (default: the slice's)")
+    b.add_argument("--kernels", help="comma-separated kernels (default: the slice's)")
+    b.add_argument("--methods", help="comma-separated methods (default: the slice's), e.g. ls*,acso*,ipopt,scip")
+    b.add_argument("--hours", type=float, default=None,
+                   help="certified: enumeration budget per dataset, wall hours on this machine's cores (sets B_max)")
+    b.add_argument("--solver-time-limit", type=float, default=None, help="seconds per external-solver run")
+    b.add_argument("--report-only", action="store_true", help="rebuild tables and figures from the raw file")
+    b.add_argument("--dry-run", action="store_true",
+                   help="print the number of units (and the certified grid's B_max plan); run nothing")
+    b.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return b
+
+
+def config_from_args(args) -> BenchConfig:
+    return BenchConfig(experiment=args.experiment, quick=args.quick, data_dir=args.data_dir, jobs=args.jobs,
+                       backend=args.backend, scheduler=args.scheduler, out=Path(args.out),
+                       senses=None if args.sense is None else SENSE_CHOICES[args.sense],
+                       datasets=_names(args.datasets), kernels=_names(args.kernels), methods=_names(args.methods),
+                       hours=args.hours, solver_time_limit=args.solver_time_limit, run=not args.report_only,
+                       progress=not args.no_progress)
+
+
+def run_bench(args) -> int:
+    """Run the experiment ``args`` names; 0 when complete, 1 if units failed, 130 when interrupted."""
+    if getattr(args, "dry_run", False):
+        print(dry_run(config_from_args(args)))
+        return 0
+    summary, section = run_experiment(config_from_args(args))
+    print(f"section written to {section}; RESULTS.md updated under {args.out}", file=sys.stderr)
+    if summary is None:
+        return 0
+    print(f"{summary.n_run} units run, {summary.n_skipped} already in the raw file, {summary.n_errors} failed"
+          + (" (interrupted: rerun the same command to resume)" if summary.interrupted else ""), file=sys.stderr)
+    for line in summary.errors[:10]:
+        print(f"  failed: {line}", file=sys.stderr)
+    return 130 if summary.interrupted else (1 if summary.n_errors else 0)
+
+
+def main(argv=None) -> int:
+    """``python benchmarks/run_experiments.py EXPERIMENT [options]`` (the same flags as ``minlp-fs bench``)."""
+    parser = argparse.ArgumentParser(prog="run_experiments")
+    add_bench_parser(parser.add_subparsers(dest="verb", required=True))
+    args = parser.parse_args(["bench", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return run_bench(args)
+    except MinlpFsError as exc:
+        print(f"run_experiments: error: {exc}", file=sys.stderr)
+        return 2

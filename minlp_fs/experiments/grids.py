@@ -1,0 +1,137 @@
+"""The experiment grids of the paper's section 5 and appendix app:param, as lists of units.
+
+* **certified** (Tables cert-poly, cert-rbf, cert-rfe): datasets x {poly2, poly3, poly5, rbf} x
+  B in [1, B_max] x senses; per instance one ``enumerate`` unit (the certified optimum) and one unit
+  per method, every start-dependent method from the same deterministic alpha-start.
+* **multistart** (Table b2-summary): B = floor(n/2); every start-dependent method from the same
+  ``n_starts`` random subsets (:func:`~minlp_fs.heuristics.multistart.shared_starts`, written into
+  the units, run i with ``seed`` i), the deterministic ones (RFE) once; an ``enumerate`` unit where
+  C(n, B) <= ``certify_max_subsets``.
+* **params** (appendix app:param, reduced): B in {0.1n, ..., 0.5n}; LS* varying re-fit fraction,
+  #Samples and OptWindow one at a time, ACSO* varying #SolPool and OptWindow (polynomial kernels),
+  the others at the paper's values, all from the alpha-start.
+
+Methods whose module cannot be imported, or which do not apply to a kernel (ACSO* needs a
+polynomial kernel), are left out and reported in ``skipped``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..api import build_instance
+from ..heuristics.multistart import shared_starts
+from ..methods import canonical_name, method_class
+from .runner import unit_key
+from .units import solver_options, unavailable_reason
+
+KERNELS = ("poly2", "poly3", "poly5", "rbf")
+SENSES = ("paper", "fit")
+CERTIFIED_METHODS = ("ls*", "acso*", "ipopt", "rfe1", "rfe2")
+MULTISTART_METHODS = ("ls*", "acso*", "rfe1", "rfe2", "ipopt")
+N_STARTS = 10
+#: the parameter study: method -> option -> values (the paper's ranges); 1e-9 re-fits the single best
+PARAM_VALUES = {
+    "ls*": {"refit_fraction": (1e-9, 0.05, 0.1, 0.5, 1.0), "n_samples": (100, 200, 500, 1000),
+            "opt_window": (5, 10, 15)},
+    "acso*": {"pool_size": (10, 50, 100, 200), "opt_window": (5, 10, 15)},
+}
+PARAM_DEFAULTS = {"ls*": {"refit_fraction": 0.1, "n_samples": 200, "opt_window": 10},
+                  "acso*": {"pool_size": 100, "opt_window": 10}}
+B_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+@dataclass
+class Grid:
+    """The distinct units of an experiment, in order, and the methods left out with the reason."""
+
+    units: list = field(default_factory=list)
+    skipped: dict = field(default_factory=dict)
+    keys: set = field(default_factory=set, repr=False)
+
+    def add(self, unit: dict) -> None:
+        key = unit_key(unit)
+        if key not in self.keys:
+            self.keys.add(key)
+            self.units.append(unit)
+
+
+def n_features(dataset: str, data_dir=None) -> int:
+    return build_instance(dataset, data_dir, B=1).n
+
+
+def usable(grid: Grid, method: str, kernel: str) -> bool:
+    reason = unavailable_reason(method, kernel)
+    if reason is not None:
+        grid.skipped.setdefault(canonical_name(method), reason)
+    return reason is None
+
+
+def certified_grid(datasets, bmax: dict, kernels=KERNELS, senses=SENSES, methods=CERTIFIED_METHODS,
+                   solver_time_limit: float | None = None) -> Grid:
+    """Enumeration plus every method on B = 1..bmax[dataset] (one deterministic run each)."""
+    grid = Grid()
+    for ds in datasets:
+        for kernel in kernels:
+            for B in range(1, bmax[ds] + 1):
+                for sense in senses:
+                    base = {"dataset": ds, "kernel": kernel, "B": B, "sense": sense}
+                    grid.add({**base, "method": "enumerate"})
+                    for meth in methods:
+                        if usable(grid, meth, kernel):
+                            opts = solver_options(meth, solver_time_limit)
+                            grid.add({**base, "method": canonical_name(meth), **({"options": opts} if opts else {})})
+    return grid
+
+
+def multistart_grid(datasets, data_dir=None, kernels=KERNELS, senses=SENSES, methods=MULTISTART_METHODS,
+                    n_starts: int = N_STARTS, solver_time_limit: float | None = None,
+                    certify_max_subsets: int = 0, start_seed: int = 0) -> Grid:
+    """B = floor(n/2); the same ``n_starts`` random subsets (drawn with ``start_seed``) for every method."""
+    grid = Grid()
+    for ds in datasets:
+        inst = build_instance(ds, data_dir, B=1)
+        n, B = inst.n, max(1, inst.n // 2)
+        starts = shared_starts(inst.with_params(B=B), n_starts, seed=start_seed)
+        for kernel in kernels:
+            for sense in senses:
+                base = {"dataset": ds, "kernel": kernel, "B": B, "sense": sense}
+                if math.comb(n, B) <= certify_max_subsets:
+                    grid.add({**base, "method": "enumerate"})
+                for meth in methods:
+                    if not usable(grid, meth, kernel):
+                        continue
+                    name = canonical_name(meth)
+                    opts = solver_options(meth, solver_time_limit)
+                    extra = {"options": opts} if opts else {}
+                    if method_class(name).uses_start:
+                        for i, start in enumerate(starts):
+                            grid.add({**base, "method": name, "start": list(start), "seed": i, **extra})
+                    else:
+                        grid.add({**base, "method": name, **extra})
+    return grid
+
+
+def budgets(n: int, fractions=B_FRACTIONS) -> list:
+    """The distinct budgets round(f n) (at least 1) for the fractions f."""
+    return sorted({max(1, int(round(f * n))) for f in fractions})
+
+
+def params_grid(datasets, data_dir=None, kernels=KERNELS, senses=("paper",), fractions=B_FRACTIONS,
+                param_values=PARAM_VALUES) -> Grid:
+    """One-at-a-time variation of each heuristic's parameters around the paper's values."""
+    grid = Grid()
+    for ds in datasets:
+        n = n_features(ds, data_dir)
+        for kernel in kernels:
+            for B in budgets(n, fractions):
+                for sense in senses:
+                    base = {"dataset": ds, "kernel": kernel, "B": B, "sense": sense}
+                    for meth, studied in param_values.items():
+                        if not usable(grid, meth, kernel):
+                            continue
+                        for opt, values in studied.items():
+                            for value in values:
+                                options = {**PARAM_DEFAULTS[meth], opt: value}
+                                grid.add({**base, "method": meth, "options": options})
+    return grid

@@ -1,0 +1,193 @@
+"""Run an experiment: independent units through joblib, one JSON line per unit as it finishes.
+
+An experiment is a list of *units*: JSON-ready dicts (dataset, kernel, B, sense, method, start,
+seed, options, ...), each run by one top-level function ``fn(unit, **context) -> dict``. Units are
+independent, so they go through :class:`joblib.Parallel` under any joblib backend: loky processes
+on this machine, a Dask cluster (``backend="dask"`` with a ``dask.distributed`` scheduler
+address, or a local cluster) or Ray (``ray.util.joblib``) — no scheduler of our own.
+
+Each record is appended to the raw file (JSON lines) as soon as its unit finishes, in one
+``write`` system call, so a killed run leaves at most a torn last line, which is cut off before
+the next append. A record's key is its unit (canonical JSON): a rerun skips the units already in
+the file and resumes where the previous run stopped. Ctrl-C stops the run and keeps what was
+written.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from joblib import Parallel, delayed, parallel_config
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
+
+from ..errors import InputError
+
+BACKENDS = ("loky", "dask", "ray")
+
+
+def unit_key(unit: dict) -> str:
+    """The canonical JSON of a unit: equal units, equal keys, whatever the order of their fields."""
+    return json.dumps(unit, sort_keys=True, separators=(",", ":"))
+
+
+def read_records(path) -> list:
+    """The records of a raw file, in file order; a torn (unparsable) last line is ignored."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    records = []
+    lines = path.read_text().split("\n")
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            if i < len(lines) - 1:  # only the last line may be torn by a killed writer
+                raise InputError(f"{path}, line {i + 1}: not a JSON record; the raw file is damaged") from None
+    return records
+
+
+def _cut_torn_tail(path: Path) -> None:
+    """Truncate the file after its last newline (drops a line torn by a killed writer)."""
+    if not path.is_file():
+        return
+    data = path.read_bytes()
+    keep = data.rfind(b"\n") + 1
+    if keep != len(data):
+        with path.open("r+b") as fh:
+            fh.truncate(keep)
+
+
+def _call(fn, unit: dict, context: dict) -> dict:
+    """Run one unit on one thread; any failure becomes an ``error`` record instead of a crash."""
+    t0 = time.perf_counter()
+    try:
+        with threadpool_limits(limits=1):
+            record = dict(fn(unit, **context))
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # a unit's failure is data (the other units must still run)
+        record = {"error": f"{type(exc).__name__}: {exc}"}
+    record["unit"] = unit
+    record["unit_time_s"] = time.perf_counter() - t0
+    return record
+
+
+@contextlib.contextmanager
+def backend_context(backend: str = "loky", n_jobs: int = 1, scheduler: str | None = None):
+    """joblib configuration for ``backend``; yields the ``n_jobs`` to give :class:`Parallel`.
+
+    dask: a ``distributed.Client`` on ``scheduler`` (an address such as ``tcp://host:8786``), or a
+    local cluster of ``n_jobs`` single-threaded worker processes when no address is given.
+    ray: ``ray.init(address=scheduler)`` (a local Ray with ``n_jobs`` CPUs when None).
+    """
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend == "loky":
+        if scheduler is not None:
+            raise InputError("--scheduler needs --backend dask or ray")
+        with parallel_config(backend="loky", n_jobs=n_jobs):
+            yield n_jobs
+        return
+    if backend == "dask":
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise InputError("backend 'dask' needs dask.distributed: pip install 'dask[distributed]'") from None
+        cluster = None if scheduler else LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1,
+                                                      processes=True, dashboard_address=None)
+        client = Client(scheduler or cluster)
+        try:
+            with parallel_config(backend="dask"):
+                yield -1
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        return
+    try:
+        import ray
+        from ray.util.joblib import register_ray
+    except ImportError:
+        raise InputError("backend 'ray' needs Ray: pip install 'ray[default]'") from None
+    register_ray()
+    if scheduler:
+        ray.init(address=scheduler)
+    else:
+        ray.init(num_cpus=max(1, n_jobs))
+    try:
+        with parallel_config(backend="ray"):
+            yield -1
+    finally:
+        ray.shutdown()
+
+
+@dataclass
+class RunSummary:
+    """What a run did: units in the experiment, skipped (already in the file), run now, failed."""
+
+    n_units: int
+    n_skipped: int
+    n_run: int = 0
+    n_errors: int = 0
+    interrupted: bool = False
+    wall_time_s: float = 0.0
+    errors: list = field(default_factory=list)
+
+
+def run_units(units, fn, raw_path, n_jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
+              progress: bool = True, context: dict | None = None, desc: str = "units") -> RunSummary:
+    """Run the units not yet in ``raw_path`` and append one record per unit as it finishes.
+
+    ``fn(unit, **context)`` must be a module-level function (it is pickled to the workers) and
+    return a JSON-ready dict; the record is that dict plus ``unit`` and ``unit_time_s`` (or
+    ``error`` when ``fn`` raised). Duplicate units run once.
+    """
+    raw_path = Path(raw_path)
+    raw_path.parent.mkdir(parents=True, exist_ok=True)
+    _cut_torn_tail(raw_path)
+    done = {unit_key(r["unit"]) for r in read_records(raw_path) if "unit" in r}
+    todo, seen = [], set(done)
+    for unit in units:
+        key = unit_key(unit)
+        if key not in seen:
+            seen.add(key)
+            todo.append(unit)
+    n_units = len({unit_key(u) for u in units})
+    summary = RunSummary(n_units=n_units, n_skipped=n_units - len(todo))
+    if not todo:
+        return summary
+    context = dict(context or {})
+    t0 = time.perf_counter()
+    fd = os.open(raw_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    bar = tqdm(total=len(todo), disable=not progress, desc=desc, unit="unit")
+    results = None
+    try:
+        with backend_context(backend, n_jobs, scheduler) as jobs:
+            tasks = (delayed(_call)(fn, unit, context) for unit in todo)
+            if jobs == 1:
+                results = (f(*a, **kw) for f, a, kw in tasks)
+            else:
+                results = Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks)
+            for record in results:
+                os.write(fd, (json.dumps(record) + "\n").encode())
+                summary.n_run += 1
+                if "error" in record:
+                    summary.n_errors += 1
+                    summary.errors.append(f"{unit_key(record['unit'])}: {record['error']}")
+                bar.update(1)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        if results is not None and hasattr(results, "close"):
+            results.close()
+        bar.close()
+        os.close(fd)
+        summary.wall_time_s = time.perf_counter() - t0
+    return summary

@@ -1,0 +1,150 @@
+"""Markdown tables in the paper's layout, our numbers first and the paper's beside them (same rows).
+
+Certified grid (Tables cert-poly, cert-rbf, cert-rfe): per (dataset, method) the instances, mean
+gap (%) to the certified optimum, # reaching it, mean time; coverage (Table cert-coverage);
+multistart (Table b2-summary); parameter study (appendix app:param); held-out accuracy. The
+paper's numbers exist for its sense only, so the fit-sense tables have none beside them.
+"""
+from __future__ import annotations
+
+import math
+
+from . import paper
+
+METHOD_ORDER = ("ls*", "acso*", "ls", "acso", "ipopt", "knitro", "gams-knitro", "gams-ipopt", "scip", "baron",
+                "rfe1", "rfe2", "all-features", "sk-rfe-linear", "sk-sfs")
+NONE = "–"
+
+
+def fmt(x, digits: int = 2) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return NONE
+    return f"{x:.{digits}f}"
+
+
+def sci(x) -> str:
+    """2.5e+02 -> 2.5x10^2 style, as in the paper's Table cert-coverage."""
+    if x is None:
+        return NONE
+    if x < 1e4:
+        return f"{x:,.0f}"
+    mant, exp = f"{x:.1e}".split("e")
+    return f"{mant}e{int(exp)}"
+
+
+def markdown(headers, rows) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def dataset_rank(name: str):
+    order = list(paper.DATASET_TITLES)
+    return (order.index(name) if name in order else len(order), name)
+
+
+def method_rank(name: str):
+    return (METHOD_ORDER.index(name) if name in METHOD_ORDER else len(METHOD_ORDER), name)
+
+
+def title(dataset: str) -> str:
+    return paper.DATASET_TITLES.get(dataset, dataset)
+
+
+def certified_table(summary: dict, sense: str, fam: str) -> str:
+    """One kernel family ('poly' or 'rbf') and one sense; rows (dataset, method) and Overall."""
+    rows = sorted((r for r in summary["rows"] if r["key"][:2] == (sense, fam)),
+                  key=lambda r: (dataset_rank(r["key"][2]), method_rank(r["key"][3])))
+    overall = sorted((r for r in summary["overall"] if r["key"][:2] == (sense, fam)),
+                     key=lambda r: method_rank(r["key"][2]))
+    with_paper = sense == "paper"
+    headers = ["dataset", "method", "# pbs", "gap %", "# solved", "failed", "mean time (s)"]
+    if with_paper:
+        headers += ["paper # pbs", "paper gap %", "paper # solved", "paper time (s)"]
+    out = []
+    for r in rows + overall:
+        ds, method = (r["key"][2], r["key"][3]) if len(r["key"]) == 4 else ("overall", r["key"][2])
+        line = [title(ds) if ds != "overall" else "**Overall**", method, r["n"], fmt(r["gap"]),
+                f"{r['n_reached']}/{r['n']}", r["n_failed"] or "", fmt(r["time"])]
+        if with_paper:
+            p = paper.CERTIFIED.get(fam, {}).get(ds, {}).get(method)
+            t = paper.CERTIFIED_TIME.get(fam, {}).get(method) if ds == "overall" else None
+            line += [p[2], fmt(p[0]), f"{p[1]}/{p[2]}", fmt(t, 1)] if p else [NONE] * 3 + [fmt(t, 1)]
+        out.append(line)
+    text = markdown(headers, out)
+    deg = {k[2]: v for k, v in summary["n_degenerate"].items() if k[:2] == (sense, fam) and v}
+    if deg:
+        text += ("\n\nCertified optima at the trivial bound -2C min(|I+|,|I-|) (degenerate): "
+                 + ", ".join(f"{title(d)} {v}" for d, v in sorted(deg.items(), key=lambda kv: dataset_rank(kv[0]))))
+    below = sum(r["n_below_reference"] for r in rows)
+    if below:
+        text += f"\n\n**Warning**: {below} answers better than the certified optimum by more than {1e-3} %."
+    return text
+
+
+def coverage_table(plans: list, records: list, n_cores: int) -> str:
+    """Table cert-coverage: B_max per dataset, its C(n, B_max), QPs and hours, planned and measured."""
+    solved, cpu = {}, {}
+    for r in records:
+        u = r["unit"]
+        if u["method"] == "enumerate" and "error" not in r:
+            solved[u["dataset"]] = solved.get(u["dataset"], 0) + r["result"]["n_svm_solves"]
+            cpu[u["dataset"]] = cpu.get(u["dataset"], 0.0) + r["result"]["wall_time_s"]
+    headers = ["dataset", "n", "m", "B_max", "bound by", "C(n,B_max)", "QPs planned", "est. hours",
+               "QPs solved", "hours (measured)", "ms/QP", "paper B_max", "paper C(n,B_max)", "paper # QP"]
+    out = []
+    for p in sorted(plans, key=lambda p: dataset_rank(p.dataset)):
+        pp = paper.COVERAGE.get(p.dataset)
+        bmax = f"<u>{p.bmax}</u>" if p.bmax < max(1, p.n // 2) else str(p.bmax)
+        hours = None if p.dataset not in cpu else cpu[p.dataset] / 3600.0 / max(1, n_cores)
+        out.append([title(p.dataset), p.n, p.m, bmax, p.binding, sci(p.subsets_at_bmax), sci(p.qps),
+                    fmt(p.hours, 3), sci(solved.get(p.dataset)), fmt(hours, 3), fmt(1e3 * p.qp_time_s),
+                    *([pp[2], sci(pp[3]), sci(pp[4])] if pp else [NONE] * 3)])
+    return markdown(headers, out)
+
+
+def multistart_table(summary: dict, sense: str) -> str:
+    """Table b2-summary for one sense."""
+    rows = sorted((r for r in summary["rows"] if r["key"][0] == sense), key=lambda r: method_rank(r["key"][1]))
+    with_paper = sense == "paper"
+    headers = ["method", "# instances", "mean gap to best-known %", "# best-known reached", "mean spread %",
+               "mean time per run (s)"]
+    if with_paper:
+        headers += ["paper # inst.", "paper gap %", "paper reached", "paper spread %", "paper time (s)"]
+    out = []
+    for r in rows:
+        method = r["key"][1]
+        line = [method, r["n"], fmt(r["gap"]), f"{r['n_reached']}/{r['n']}", fmt(r["spread"], 1), fmt(r["time"])]
+        if with_paper:
+            p = paper.MULTISTART.get(method)
+            line += ([p[0], fmt(p[1]), f"{p[2]}/{p[0]}", fmt(p[3], 1)] if p else [NONE] * 4) \
+                + [paper.MULTISTART_TIME.get(method, NONE)]
+        out.append(line)
+    return markdown(headers, out)
+
+
+def params_table(summary: dict) -> str:
+    """Appendix app:param: per (method, option, value) mean gap to the best configuration and cost."""
+    headers = ["method", "option", "value", "cases", "mean gap %", "mean SVM solves", "mean time (s)",
+               "paper gap %", "paper cost"]
+    out = []
+    for r in summary["rows"]:
+        method, opt, value = r["key"]
+        label = "single" if opt == "refit_fraction" and value < 1e-6 else value
+        chosen = paper.PARAM_CHOICE.get((method, opt)) == value
+        p = paper.PARAMS.get((method, opt), {}).get(label)
+        cost = NONE if p is None or p[1] is None else f"{p[1]:g} {p[2]}"
+        note = "" if p is None or p[1] is not None or not p[2] else f" ({p[2]})"
+        out.append([method, opt, f"**{label}**" if chosen else label, r["n"], fmt(r["gap"]), fmt(r["svm_solves"], 0),
+                    fmt(r["time"]), (fmt(p[0]) + note) if p else NONE, cost])
+    return markdown(headers, out)
+
+
+def accuracy_table(rows: list) -> str:
+    """Mean (std) test accuracy over the folds, per dataset, kernel, method and sense."""
+    rows = sorted(rows, key=lambda r: (dataset_rank(r["key"][0]), r["key"][1], r["key"][2],
+                                       method_rank(r["key"][3]), str(r["key"][4])))
+    headers = ["dataset", "kernel", "B", "method", "sense", "accuracy % (std)", "folds", "selection time (s)"]
+    out = [[title(k[0]), k[1], k[2], k[3], k[4] or NONE, f"{100 * r['mean']:.1f} ({100 * r['std']:.1f})",
+            r["n_folds"], fmt(r["time"])] for r in rows for k in [r["key"]]]
+    return markdown(headers, out)

@@ -1,0 +1,255 @@
+"""Local searches over feature swaps: LS (Algorithm 1) and LS* (Algorithm 2), paper section 3.
+
+Both search beta with |beta| = B and evaluate a subset by its exact alpha-subproblem value g(beta)
+(the SVM dual (2) solved by the oracle); every method minimises ``instance.score(g)``, so the same
+code serves the paper sense (minimise g) and the fit sense (maximise g).
+
+* N1(beta) = the B(n-B) single swaps of beta (one selected feature out, one unselected in).
+* **N1 step** (:func:`n1_step`, shared by both): screen every candidate of N1 at the centre's alpha by
+  f(alpha_centre, beta_hat) (:class:`FixedAlpha`, no SVM solve), re-fit exactly the best
+  ``max(1, ceil(refit_fraction * |N1|))`` of them (warm-started from the centre's alpha, in parallel,
+  deterministic for any ``n_jobs``), and return the best by the exact value; ties go to the first
+  candidate in the order (j_out, j_in) ascending. ``refit_fraction = 1`` re-fits all of N1 (plain LS).
+  When g is maximised (fit sense), f(alpha_centre, beta_hat) >= g(beta_hat) bounds each candidate, so
+  re-fits go best-screened first and stop once no remaining bound can beat the best re-fit: fewer
+  SVM solves, the same outcome.
+* **LS**: from beta_in, move to the best N1 neighbour while it is strictly better than the centre.
+* **LS***: LS phases joined by a tabu list of centres whose N1 was explored (never explored nor
+  moved to again); after each phase, ``n_samples`` subsets of N2(beta) (s >= 2 swaps, s drawn
+  uniformly in 2..min(B, n-B), the swapped features uniformly) are drawn with a seeded generator,
+  deduplicated, and tabu ones dropped. *Our choice for N2*: they are screened at the phase's local
+  optimum alpha like N1, and the best ``max(1, ceil(refit_fraction * #samples))`` are re-fitted
+  exactly; the best re-fitted sample (even if worse) seeds the next phase. The paper's appendix
+  screens N2 samples only (its count of SVM solves does not grow with #Samples); re-fitting the top
+  fraction costs ceil(0.1 * 200) = 20 solves per phase at the paper's setting and ranks the samples
+  by their true value, which is what Algorithm 2 compares. The search stops after ``opt_window``
+  consecutive phases without improving the incumbent, when N2 offers no new subset, or at
+  ``max_iter`` phases.
+
+Both stop at once at a subset attaining the trivial bound in the paper sense (it is optimal, Remark 1).
+``time_limit`` is checked between re-fits; Ctrl-C returns the incumbent with status ``interrupted``.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..alpha import AlphaSubproblem
+from ..errors import InputError
+from ..methods import Method
+from ..result import Incumbent
+from .options import check_options
+from .parallel import refit
+from .screening import FixedAlpha
+from .starts import resolve_start
+
+
+#: candidates re-fitted between two checks of the deadline and of the pruning bound
+CHUNK = 8
+#: relative margin of the pruning bound (above the accuracy of the values)
+PRUNE_RTOL = 1e-6
+
+
+def _n_refit(n_candidates: int, fraction: float) -> int:
+    return min(n_candidates, max(1, math.ceil(fraction * n_candidates - 1e-9)))
+
+
+def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float, n_jobs: int,
+             deadline: float | None):
+    """The best exact re-fit among the best ``fraction`` of ``candidates`` by their screening ``scores``.
+
+    ``scores(candidates)`` gives f(alpha_c, beta) at the centre's alpha_c; it is evaluated only when
+    needed. Since g(beta) <= f(alpha_c, beta) (and SMO warm-started from alpha_c only decreases f),
+    the screening value is an optimistic bound when g is maximised (fit sense): candidates are then
+    re-fitted best-screened first, and the rest skipped once their bound falls below the best exact
+    value found (by more than ``PRUNE_RTOL``), which cannot change the outcome. Re-fits are
+    warm-started from alpha_c, in chunks of ``CHUNK`` (independent of ``n_jobs``, so the same
+    re-fits run for any ``n_jobs``) between which the deadline is checked. Ties go to the first
+    candidate in the given order. Returns (best fit or None, timed_out).
+    """
+    k = _n_refit(len(candidates), fraction)
+    prune = instance.sign < 0 and len(candidates) > CHUNK
+    order = list(range(len(candidates)))
+    if k < len(candidates) or prune:
+        values = scores(candidates)
+        order = sorted(order, key=lambda t: instance.score(values[t]))[:k]
+        if not prune:
+            order.sort()
+    best, timed_out = None, False
+    for lo in range(0, len(order), CHUNK):
+        if deadline is not None and time.perf_counter() > deadline:
+            timed_out = True
+            break
+        if prune and best is not None and values[order[lo]] < best[1].value - PRUNE_RTOL * abs(best[1].value):
+            break
+        chunk = order[lo:lo + CHUNK]
+        fits = refit(oracle, [candidates[t] for t in chunk], warm_start=centre.alpha, n_jobs=n_jobs)
+        for t, fit in zip(chunk, fits):
+            if best is None or (instance.score(fit.value), t) < (instance.score(best[1].value), best[0]):
+                best = (t, fit)
+    return (None if best is None else best[1]), timed_out
+
+
+def n1_step(instance, oracle, centre, refit_fraction: float, n_jobs: int = 1, exclude=frozenset(),
+            deadline: float | None = None):
+    """The best exactly re-fitted neighbour in N1(centre) minus ``exclude`` (screen -> re-fit -> best).
+
+    Returns (fit or None, timed_out).
+    """
+    chosen = set(centre.subset)
+    outside = [j for j in range(instance.n) if j not in chosen]
+    swaps = [(j_out, j_in) for j_out in centre.subset for j_in in outside]
+    subsets = [tuple(sorted(chosen - {j_out} | {j_in})) for j_out, j_in in swaps]
+    keep = [t for t, s in enumerate(subsets) if s not in exclude]
+    swaps, subsets = [swaps[t] for t in keep], [subsets[t] for t in keep]
+    index = dict(zip(subsets, swaps))
+
+    def scores(cands):
+        screened = FixedAlpha(instance, centre.alpha).swap_values(centre.subset)
+        return [screened[index[s]] for s in cands]
+
+    return _fit_top(instance, oracle, centre, subsets, scores, refit_fraction, n_jobs, deadline)
+
+
+def sample_n2(subset, n: int, n_samples: int, rng: np.random.Generator) -> list:
+    """``n_samples`` draws from N2(subset): s ~ U{2..min(B, n-B)} swaps, features uniform; deduplicated."""
+    chosen = np.array(subset)
+    outside = np.array([j for j in range(n) if j not in set(subset)])
+    top = min(len(chosen), len(outside))
+    if top < 2:
+        return []
+    seen = {}
+    for _ in range(n_samples):
+        s = int(rng.integers(2, top + 1))
+        out = set(rng.choice(chosen, size=s, replace=False).tolist())
+        new = rng.choice(outside, size=s, replace=False).tolist()
+        seen.setdefault(tuple(sorted((set(subset) - out) | set(new))), None)
+    return list(seen)
+
+
+def _optimal(instance, value: float) -> bool:
+    """In the paper sense, a value at the trivial bound is globally optimal (Remark 1)."""
+    return instance.sense == "paper" and instance.is_degenerate(value)
+
+
+def _check_int(method: str, option: str, value, lowest: int):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
+        raise InputError(f"{method}: {option} must be an integer >= {lowest}; got {value!r}")
+
+
+@dataclass
+class _SwapSearch(Method):
+    """Options and run loop shared by LS and LS*."""
+
+    refit_fraction: float = 1.0
+    time_limit: float | None = None
+    n_jobs: int = 1
+    #: seed of a ``start='random'`` (and of LS*'s N2 sampling)
+    seed: int = 0
+
+    uses_start = True
+
+    def __post_init__(self):
+        f = self.refit_fraction
+        if isinstance(f, bool) or not isinstance(f, (int, float, np.integer, np.floating)) or not 0 < f <= 1:
+            raise InputError(f"{self.name}: refit_fraction must be a number in (0, 1] (the share of N1 "
+                             f"re-fitted exactly; 1 = every neighbour, as plain LS); got {f!r}")
+        _check_int(self.name, "seed", self.seed, 0)
+        check_options(self)
+
+    def solve(self, instance, start=None, oracle=None, callback=None):
+        oracle = oracle if oracle is not None else AlphaSubproblem(instance)
+        solves0 = oracle.n_solves
+        inc = Incumbent(instance, callback)
+        deadline = None if self.time_limit is None else inc.start + self.time_limit
+        info = {}
+        try:
+            with threadpool_limits(limits=1):  # small dense products: one BLAS thread (appendix app:param)
+                subset = resolve_start(instance, start, seed=self.seed, oracle=oracle)
+                info["start"] = list(subset)
+                centre = oracle.solve(subset)
+                inc.offer(centre.value, centre.subset, centre.alpha, "start")
+                status = self._search(instance, oracle, inc, centre, deadline, info)
+        except KeyboardInterrupt:
+            status = "interrupted"
+        if inc.value is None:  # interrupted before the start was evaluated
+            raise KeyboardInterrupt
+        return inc.result(self.name, status, oracle.n_solves - solves0, info=info)
+
+    def _local_search(self, instance, oracle, inc, centre, deadline, tabu: set, info: dict):
+        """Moves to the best N1 neighbour while strictly better; returns (local optimum, timed_out)."""
+        while not _optimal(instance, centre.value):
+            if deadline is not None and time.perf_counter() > deadline:
+                return centre, True
+            tabu.add(centre.subset)
+            best, timed_out = n1_step(instance, oracle, centre, self.refit_fraction, self.n_jobs,
+                                      exclude=tabu, deadline=deadline)
+            info["n1_steps"] = info.get("n1_steps", 0) + 1
+            moved = best is not None and instance.better(best.value, centre.value)
+            if moved:
+                centre = best
+                inc.offer(best.value, best.subset, best.alpha, "N1")
+            if timed_out or not moved:
+                return centre, timed_out
+        return centre, False
+
+
+@dataclass
+class LocalSearch(_SwapSearch):
+    """LS, Algorithm 1: steepest descent over N1 until no swap improves."""
+
+    name = "ls"
+
+    def _search(self, instance, oracle, inc, centre, deadline, info):
+        _, timed_out = self._local_search(instance, oracle, inc, centre, deadline, set(), info)
+        return "time_limit" if timed_out else "converged"
+
+
+@dataclass
+class LocalSearchStar(_SwapSearch):
+    """LS*, Algorithm 2: LS phases with screening, a tabu list and N2 sampling between phases."""
+
+    refit_fraction: float = 0.1
+    n_samples: int = 200
+    opt_window: int = 10
+    max_iter: int | None = None
+
+    name = "ls*"
+
+    def __post_init__(self):
+        super().__post_init__()
+        _check_int(self.name, "n_samples", self.n_samples, 0)
+
+    def _search(self, instance, oracle, inc, centre, deadline, info):
+        rng = np.random.default_rng(self.seed)
+        tabu: set = set()
+        stale = 0
+        info["phases"] = 0
+        while True:
+            best_before = inc.value
+            centre, timed_out = self._local_search(instance, oracle, inc, centre, deadline, tabu, info)
+            info["phases"] += 1
+            info["tabu"] = len(tabu)
+            if timed_out:
+                return "time_limit"
+            if _optimal(instance, centre.value):
+                return "converged"
+            samples = [s for s in sample_n2(centre.subset, instance.n, self.n_samples, rng) if s not in tabu]
+            if not samples:
+                return "converged"
+            screen = FixedAlpha(instance, centre.alpha)
+            best, timed_out = _fit_top(instance, oracle, centre, samples,
+                                       lambda cands: [screen.value(s) for s in cands],
+                                       self.refit_fraction, self.n_jobs, deadline)
+            if best is not None:
+                inc.offer(best.value, best.subset, best.alpha, "N2")
+            if timed_out:
+                return "time_limit"
+            stale = 0 if inc.value != best_before else stale + 1
+            if stale >= self.opt_window or (self.max_iter is not None and info["phases"] >= self.max_iter):
+                return "converged"
+            centre = best
