@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from joblib import Parallel, delayed, parallel_config
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from ..errors import InputError
+from ..heuristics.parallel import one_blas_thread
 
 BACKENDS = ("loky", "dask", "ray")
 
@@ -68,7 +68,7 @@ def _call(fn, unit: dict, context: dict) -> dict:
     """Run one unit on one thread; any failure becomes an ``error`` record instead of a crash."""
     t0 = time.perf_counter()
     try:
-        with threadpool_limits(limits=1):
+        with one_blas_thread():
             record = dict(fn(unit, **context))
     except KeyboardInterrupt:
         raise

@@ -36,14 +36,13 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ..alpha import AlphaSubproblem
 from ..errors import InputError
 from ..methods import Method
 from ..result import Incumbent
 from .options import check_options
-from .parallel import refit
+from .parallel import one_blas_thread, refit
 from .screening import FixedAlpha
 from .starts import resolve_start
 
@@ -168,7 +167,7 @@ class _SwapSearch(Method):
         deadline = None if self.time_limit is None else inc.start + self.time_limit
         info = {}
         try:
-            with threadpool_limits(limits=1):  # small dense products: one BLAS thread (appendix app:param)
+            with one_blas_thread():  # small dense products: one BLAS thread (appendix app:param)
                 subset = resolve_start(instance, start, seed=self.seed, oracle=oracle)
                 info["start"] = list(subset)
                 centre = oracle.solve(subset)

@@ -22,12 +22,12 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from ..errors import InputError
 from ..methods import Method, get_method
 from ..result import Result
+from .parallel import one_blas_thread
 from .starts import random_subset
 
 
@@ -136,7 +136,7 @@ def multistart(method, instance, k: int = 10, seed: int = 0, n_jobs: int = 1,
                 for i, start in enumerate(starts):
                     keep(i, run(start))
             else:
-                with threadpool_limits(limits=1), ThreadPoolExecutor(max_workers=n_jobs if n_jobs > 0 else None) as pool:
+                with one_blas_thread(), ThreadPoolExecutor(max_workers=n_jobs if n_jobs > 0 else None) as pool:
                     futures = {pool.submit(run, s): i for i, s in enumerate(starts)}
                     try:
                         for fut in as_completed(futures):

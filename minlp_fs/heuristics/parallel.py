@@ -20,6 +20,11 @@ def _blas() -> ThreadpoolController:
     return ThreadpoolController()
 
 
+def one_blas_thread():
+    """Context manager limiting BLAS to one thread (parallelism is across independent solves)."""
+    return _blas().limit(limits=1)
+
+
 def refit(oracle, subsets, warm_start=None, n_jobs: int = 1) -> list:
     """Exact :class:`~minlp_fs.alpha.Fit` of each subset, in the order given.
 
@@ -28,7 +33,7 @@ def refit(oracle, subsets, warm_start=None, n_jobs: int = 1) -> list:
     subsets = [tuple(s) for s in subsets]
     workers = (os.cpu_count() or 1) if n_jobs < 0 else n_jobs
     workers = max(1, min(workers, len(subsets)))
-    with _blas().limit(limits=1):
+    with one_blas_thread():
         if workers == 1:
             return [oracle.solve(s, warm_start=warm_start) for s in subsets]
         pool = ThreadPoolExecutor(max_workers=workers)

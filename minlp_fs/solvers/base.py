@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..alpha import AlphaSubproblem
+from ..heuristics.parallel import one_blas_thread
 from ..errors import InputError, MinlpFsError, SolverUnavailableError
 from ..methods import REGISTRY, Method, method_class
 from ..result import Incumbent, Result, TracePoint
@@ -150,7 +151,8 @@ class SolverMethod(Method):
         warm = self.warm(instance, start, oracle) if self.warm_start else None
         t_run = inc.elapsed()
         try:
-            raw = self._run(instance, warm, oracle)
+            with one_blas_thread():  # our numpy callbacks are small: threads only add overhead
+                raw = self._run(instance, warm, oracle)
         except SolverUnavailableError as exc:  # found out only when running (e.g. a license check)
             return Result(method=self.name, sense=instance.sense, objective=None, features=[],
                           feature_names=[], alpha=None, status="unavailable", message=str(exc),

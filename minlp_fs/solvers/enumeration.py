@@ -30,12 +30,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from ..alpha import BACKENDS, DEFAULT_TOL, AlphaSubproblem
 from ..errors import InputError
 from ..heuristics.options import check_options
+from ..heuristics.parallel import one_blas_thread
 from ..methods import Method
 from ..result import Incumbent
 
@@ -167,7 +167,7 @@ def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float,
     chunk = _Chunk(start)
     oracle = AlphaSubproblem(instance, backend=backend, tol=tol, cache=False)
     alpha = None
-    with threadpool_limits(limits=1):
+    with one_blas_thread():
         for rank, (subset, K, rebuilt) in enumerate(gram_walk(instance, start, stop), start):
             fit = oracle.solve(subset, warm_start=alpha, K=K)
             alpha = fit.alpha

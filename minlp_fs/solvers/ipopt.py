@@ -20,11 +20,9 @@ import typing
 from dataclasses import dataclass
 
 
-from ..errors import InputError
 from .base import Availability, RawSolution, SolverMethod
-from .nlp import make_nlp
+from .nlp import check_hessian, make_nlp
 
-HESSIANS = ("exact", "limited-memory")
 #: Ipopt return codes (ApplicationReturnStatus) that mean a local solution or a resource limit
 _CONVERGED = {0: "solve succeeded", 1: "solved to acceptable level"}
 _LIMITS = {-1: "maximum number of iterations exceeded", -4: "maximum CPU time exceeded",
@@ -43,8 +41,7 @@ class IpoptRelaxation(SolverMethod):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.hessian not in HESSIANS:
-            raise InputError(f"hessian must be one of {', '.join(HESSIANS)}; got {self.hessian!r}")
+        check_hessian(self.hessian)
 
     def _available(self, instance=None) -> Availability:
         try:

@@ -24,11 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
 from .base import Availability, RawSolution, SolverMethod
-from .nlp import make_nlp
+from .nlp import check_hessian, make_nlp
 
-HESSIANS = ("exact", "limited-memory")
 
 
 def eval_fc(kc, cb, request, result, nlp) -> int:
@@ -98,8 +96,7 @@ class Knitro(SolverMethod):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.hessian not in HESSIANS:
-            raise InputError(f"hessian must be one of {', '.join(HESSIANS)}; got {self.hessian!r}")
+        check_hessian(self.hessian)
 
     def _available(self, instance=None) -> Availability:
         return license_check()

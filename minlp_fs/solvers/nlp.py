@@ -22,9 +22,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import CapabilityError
+from ..errors import CapabilityError, InputError
 from ..kernels import GaussianKernel, PolynomialKernel
 from ..objective import svm_primal
+
+#: Hessian options of the NLP adapters (cyipopt, Knitro)
+HESSIANS = ("exact", "limited-memory")
+
+
+def check_hessian(hessian: str) -> None:
+    """InputError unless ``hessian`` is one of :data:`HESSIANS`."""
+    if hessian not in HESSIANS:
+        raise InputError(f"hessian must be one of {', '.join(HESSIANS)}; got {hessian!r}")
 
 
 def second_derivative(kernel, base: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ zero gap (and the base class's check of our polished value against SCIP's bounds
 """
 from __future__ import annotations
 
+import math
 import time
 import typing
 from dataclasses import dataclass
@@ -205,11 +206,24 @@ def _with_start(trace: list, model, start_score, t_start: float, sign: float) ->
     return [TracePoint(t_start, sign * start_score, "start")] + trace
 
 
+def expanded_terms(instance) -> int:
+    """Monomials of the objective once SCIP expands (gamma sum_j beta_j t_j + c)^d over the m(m+1)/2 pairs.
+
+    Measured here: SCIP ran out of memory (past its own limit) from about 2.4e6 (sonar, m=50, d=2);
+    1e6 is the default ceiling. Gaussian entries exp(.) are not expanded: one term per pair.
+    """
+    pairs = instance.m * (instance.m + 1) // 2
+    if isinstance(instance.kernel, PolynomialKernel):
+        return pairs * math.comb(instance.n + instance.kernel.degree, instance.kernel.degree)
+    return pairs
+
+
 @dataclass
 class Scip(SolverMethod):
     """SCIP global MINLP; ``heuristic`` (e.g. "ls*", "acso*" or None) runs inside as a primal heuristic."""
 
     memory_limit_mb: int = 4000
+    max_expanded_terms: int = 1_000_000
     heuristic: str | None = "ls*"
     heuristic_time: float = 1.0
     gap: float = 0.0
@@ -242,6 +256,13 @@ class Scip(SolverMethod):
             import pyscipopt  # noqa: F401
         except ImportError as exc:
             return Availability(False, f"pyscipopt not installed (pip install minlp-fs[scip]): {exc}")
+        if instance is not None:
+            terms = expanded_terms(instance)
+            if terms > self.max_expanded_terms:
+                return Availability(False, f"model too large for SCIP: its expression simplifier expands the "
+                                           f"kernel powers into about {terms:.2g} monomials (> max_expanded_terms = "
+                                           f"{self.max_expanded_terms:.2g}), which exhausts memory whatever the "
+                                           f"memory limit; use a reduced instance (--m)")
         return Availability(True)
 
     def _run(self, instance, warm, oracle) -> RawSolution:

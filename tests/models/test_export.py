@@ -18,7 +18,7 @@ from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.datasets import make_synthetic
 from minlp_fs.errors import InputError
 from minlp_fs.instance import make_instance
-from minlp_fs.models import build_model, load_start, solution_from_values
+from minlp_fs.models import build_model, solution_from_values
 from minlp_fs.models.export import export, gms_symbol_table, read_sol, write_gms, write_nl
 from minlp_fs.objective import feasibility_violation
 from minlp_fs.solvers.enumeration import Enumeration

@@ -111,3 +111,14 @@ def test_missing_pyscipopt_is_unavailable(monkeypatch):
     res = get_method("scip").solve(tiny("rbf"))
     assert res.status == "unavailable" and res.message.startswith("pyscipopt not installed")
     assert res.objective is None and res.features == []
+
+
+def test_models_scip_would_expand_past_memory_are_refused_before_running():
+    from minlp_fs.solvers.scip import expanded_terms
+
+    inst = tiny("poly2")
+    terms = expanded_terms(inst)
+    assert terms == inst.m * (inst.m + 1) // 2 * 15  # C(n + d, d) monomials per pair, n = 4, d = 2
+    res = get_method("scip", time_limit=5.0, max_expanded_terms=terms - 1).solve(inst)
+    assert res.status == "unavailable" and "model too large for SCIP" in res.message
+    assert get_method("scip", time_limit=5.0, max_expanded_terms=terms).availability(inst)
