@@ -24,13 +24,24 @@ BACKENDS = ("smo", "libsvm")
 DEFAULT_TOL = 1e-5
 
 
+#: relative margin by which a subset must be proven worse than the incumbent before a solve stops
+#: early (well above the 1e-6 accuracy of the values, so an early stop never changes a decision)
+PRUNE_RTOL = 1e-6
+
+
 @dataclass(frozen=True)
 class Fit:
-    """An exact alpha-subproblem solution: subset, g(beta) and its optimal alpha."""
+    """An alpha-subproblem solution: subset, g(beta) and its optimal alpha.
+
+    ``exact`` is False for a solve stopped early (see :meth:`AlphaSubproblem.solve`'s ``worse_than``):
+    the subset is then proven worse than the given incumbent, ``alpha`` is feasible but not optimal and
+    ``value`` = f(alpha, beta) is only an upper bound of g.
+    """
 
     subset: tuple
     value: float
     alpha: np.ndarray
+    exact: bool = True
 
 
 class AlphaSubproblem:
@@ -48,20 +59,41 @@ class AlphaSubproblem:
         self._lock = threading.Lock()
         self.n_solves = 0
         self.n_cache_hits = 0
+        self.n_stopped_early = 0
 
-    def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None) -> np.ndarray:
-        """Optimal alpha for a given kernel matrix (counted as one solve, not cached)."""
+    def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
+                   worse_than: float | None = None) -> tuple[np.ndarray, bool]:
+        """(alpha, exact) for a given kernel matrix, counted as one solve, not cached.
+
+        With ``worse_than`` (an incumbent value; SMO backend only), the solve stops as soon as duality
+        proves g worse than it in the instance's sense by more than PRUNE_RTOL (relative): exact = False.
+        """
         inst = self.instance
+        exact = True
         if self.backend == "libsvm":
             alpha = libsvm_solve(K, inst.y, inst.C, tol=self.tol)
         else:
-            alpha, _ = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol)
+            above, below = np.inf, -np.inf
+            if worse_than is not None:
+                margin = PRUNE_RTOL * max(abs(worse_than), 1.0)
+                if inst.sign > 0:
+                    above = worse_than + margin
+                else:
+                    below = worse_than - margin
+            alpha, iters = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below)
+            exact = iters >= 0
         with self._lock:
             self.n_solves += 1
-        return alpha
+            self.n_stopped_early += not exact
+        return alpha, exact
 
-    def solve(self, subset, warm_start: np.ndarray | None = None, K: np.ndarray | None = None) -> Fit:
-        """g(beta) for the subset, with its alpha. ``K`` (the subset's Gram) may be passed if known."""
+    def solve(self, subset, warm_start: np.ndarray | None = None, K: np.ndarray | None = None,
+              worse_than: float | None = None) -> Fit:
+        """g(beta) for the subset, with its alpha. ``K`` (the subset's Gram) may be passed if known.
+
+        ``worse_than``: the caller only needs the subset if it can beat this incumbent value; the
+        solve may then stop early with a non-``exact`` Fit, which is not cached.
+        """
         key = tuple(sorted(int(j) for j in subset))
         if self._cache is not None:
             hit = self._cache.get(key)
@@ -71,9 +103,9 @@ class AlphaSubproblem:
                 return hit
         if K is None:
             K = self.instance.gram(key)
-        alpha = self.solve_gram(K, warm_start)
-        fit = Fit(key, dual_objective(alpha, K, self.instance.y), alpha)
-        if self._cache is not None:
+        alpha, exact = self.solve_gram(K, warm_start, worse_than)
+        fit = Fit(key, dual_objective(alpha, K, self.instance.y), alpha, exact)
+        if self._cache is not None and exact:
             self._cache[key] = fit
         return fit
 

@@ -9,6 +9,11 @@ Any a in the dual polytope is a valid start, and the polytope does not depend on
 alpha of one feature subset warm-starts the next (a swap neighbour or the next subset of the
 revolving-door enumeration). With the whole K at hand, the gradient Q a - e of shrunk indices is
 recomputed exactly in O(m * |support|) when they are restored.
+
+Early stop (``above`` / ``below``): a caller that only needs to know whether g(beta) beats an
+incumbent can stop as soon as duality decides it. f(alpha) >= g at every feasible alpha and SMO only
+lowers f, so f < ``below`` proves g < ``below``; minus the SVM primal at alpha is <= g (weak
+duality), so a primal bound > ``above`` proves g > ``above``. Neither changes which subset wins.
 """
 from __future__ import annotations
 
@@ -118,18 +123,66 @@ def _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk):  # pragma: n
 
 
 @njit(cache=True, nogil=True)
-def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking):  # pragma: no cover - compiled
+def _lower_bound(y, C, alpha, grad):  # pragma: no cover - compiled
+    """-P(w, b, xi) <= g: minus the SVM primal at the point alpha defines (weak duality).
+
+    w = sum_i alpha_i y_i phi(x_i), bias -rho with rho the mean of y_i grad_i over the free alphas
+    (libsvm's rule; the midpoint of the feasible interval when none is free), xi_i = max(0, y_i rho -
+    grad_i). P = 1/2 alpha'Q alpha + C sum xi, and alpha'Q alpha = sum_i alpha_i (grad_i + 1).
+    """
+    m = y.shape[0]
+    total, n_free = 0.0, 0
+    lo, hi = -np.inf, np.inf
+    for t in range(m):
+        yg = y[t] * grad[t]
+        if 0 < alpha[t] < C:
+            total += yg
+            n_free += 1
+        elif (alpha[t] <= 0) == (y[t] > 0):  # rho <= y_t grad_t
+            hi = min(hi, yg)
+        else:
+            lo = max(lo, yg)
+    if n_free > 0:
+        rho = total / n_free
+    elif np.isfinite(lo) and np.isfinite(hi):
+        rho = 0.5 * (lo + hi)
+    else:
+        rho = lo if np.isfinite(lo) else (hi if np.isfinite(hi) else 0.0)
+    quad, slack = 0.0, 0.0
+    for t in range(m):
+        quad += alpha[t] * (grad[t] + 1.0)
+        xi = y[t] * rho - grad[t]
+        if xi > 0:
+            slack += xi
+    return -(0.5 * quad + C * slack)
+
+
+@njit(cache=True, nogil=True)
+def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragma: no cover - compiled
+    """SMO; returns (iterations, pruned). Pruned: stopped once the optimum g is proven > ``above``
+    (by the primal bound, checked every min(m, 1000) iterations) or < ``below`` (f(alpha) >= g only
+    decreases, tracked in O(1) per step). Pass +inf / -inf to solve to ``tol``."""
     m = y.shape[0]
     active = np.arange(m)
     n_active = m
     unshrunk = False
     period = min(m, 1000)
     counter = period + 1
+    value = 0.0  # f(alpha) = 1/2 sum_i alpha_i (grad_i - 1)
+    for t in range(m):
+        value += 0.5 * alpha[t] * (grad[t] - 1.0)
     it = 0
     while it < max_iter:
+        if value < below:
+            return it, True
         counter -= 1
         if counter == 0:
             counter = period
+            if above < np.inf:
+                if n_active < m:
+                    _full_gradient(K, y, alpha, grad)
+                if _lower_bound(y, C, alpha, grad) > above:
+                    return it, True
             if shrinking:
                 n_active, unshrunk = _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk)
         i, j, violation = _select(K, y, C, alpha, grad, active, n_active)
@@ -194,19 +247,25 @@ def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking):  # pragma: no cover - 
                     ni = 0.0
                     nj = s
         alpha[i], alpha[j] = ni, nj
-        yi_dai, yj_daj = y[i] * (ni - ai), y[j] * (nj - aj)
+        dai, daj = ni - ai, nj - aj
+        value += grad[i] * dai + grad[j] * daj + 0.5 * (K[i, i] * dai * dai + K[j, j] * daj * daj) \
+            + qij * dai * daj
+        yi_dai, yj_daj = y[i] * dai, y[j] * daj
         for p in range(n_active):
             t = active[p]
             grad[t] += y[t] * (K[i, t] * yi_dai + K[j, t] * yj_daj)
-    return it
+    return it, False
 
 
 def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
-              tol: float = 1e-7, max_iter: int = 10_000_000, shrinking: bool = True) -> tuple[np.ndarray, int]:
+              tol: float = 1e-7, max_iter: int = 10_000_000, shrinking: bool = True,
+              above: float = np.inf, below: float = -np.inf) -> tuple[np.ndarray, int]:
     """Optimal alpha of the SVM dual for kernel matrix K, started from ``alpha0`` (or 0).
 
-    Returns (alpha, iterations). ``alpha0`` must be feasible (y'a = 0, 0 <= a <= C); it is
-    projected onto the box, and dropped for 0 if the equality is violated by more than 1e-9 * C * m.
+    Returns (alpha, iterations), or (alpha, -iterations) when the solve stopped early because the
+    optimum g is proven above ``above`` or below ``below`` (alpha is then feasible, not optimal).
+    ``alpha0`` must be feasible (y'a = 0, 0 <= a <= C); it is projected onto the box, and dropped
+    for 0 if the equality is violated by more than 1e-9 * C * m.
     """
     m = y.shape[0]
     if alpha0 is None:
@@ -219,5 +278,5 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
     y = np.ascontiguousarray(y, dtype=np.float64)
     grad = np.empty(m)
     _full_gradient(K, y, alpha, grad)
-    iters = _smo(K, y, float(C), alpha, grad, float(tol), max_iter, shrinking)
-    return alpha, int(iters)
+    iters, pruned = _smo(K, y, float(C), alpha, grad, float(tol), max_iter, shrinking, float(above), float(below))
+    return alpha, -int(iters) if pruned else int(iters)

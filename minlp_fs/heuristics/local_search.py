@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..alpha import AlphaSubproblem
+from ..alpha.oracle import PRUNE_RTOL
 from ..errors import InputError
 from ..methods import Method
 from ..result import Incumbent
@@ -49,8 +50,6 @@ from .starts import resolve_start
 
 #: candidates re-fitted between two checks of the deadline and of the pruning bound
 CHUNK = 8
-#: relative margin of the pruning bound (above the accuracy of the values)
-PRUNE_RTOL = 1e-6
 
 
 def _n_refit(n_candidates: int, fraction: float) -> int:
@@ -62,10 +61,12 @@ def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float
     """The best exact re-fit among the best ``fraction`` of ``candidates`` by their screening ``scores``.
 
     ``scores(candidates)`` gives f(alpha_c, beta) at the centre's alpha_c; it is evaluated only when
-    needed. Since g(beta) <= f(alpha_c, beta) (and SMO warm-started from alpha_c only decreases f),
-    the screening value is an optimistic bound when g is maximised (fit sense): candidates are then
-    re-fitted best-screened first, and the rest skipped once their bound falls below the best exact
-    value found (by more than ``PRUNE_RTOL``), which cannot change the outcome. Re-fits are
+    needed. Each re-fit may stop early once duality proves it worse than the best exact value of the
+    previous chunks (``AlphaSubproblem.solve``'s ``worse_than``). Since g(beta) <= f(alpha_c, beta)
+    (and SMO warm-started from alpha_c only decreases f), the screening value is an optimistic bound
+    when g is maximised (fit sense): candidates are then re-fitted best-screened first, and the rest
+    skipped once their bound falls below the best exact value found (by more than ``PRUNE_RTOL``).
+    Neither can change the outcome: ties still go to the first candidate. Re-fits are
     warm-started from alpha_c, in chunks of ``CHUNK`` (independent of ``n_jobs``, so the same
     re-fits run for any ``n_jobs``) between which the deadline is checked. Ties go to the first
     candidate in the given order. Returns (best fit or None, timed_out).
@@ -76,8 +77,6 @@ def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float
     if k < len(candidates) or prune:
         values = scores(candidates)
         order = sorted(order, key=lambda t: instance.score(values[t]))[:k]
-        if not prune:
-            order.sort()
     best, timed_out = None, False
     for lo in range(0, len(order), CHUNK):
         if deadline is not None and time.perf_counter() > deadline:
@@ -86,8 +85,11 @@ def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float
         if prune and best is not None and values[order[lo]] < best[1].value - PRUNE_RTOL * abs(best[1].value):
             break
         chunk = order[lo:lo + CHUNK]
-        fits = refit(oracle, [candidates[t] for t in chunk], warm_start=centre.alpha, n_jobs=n_jobs)
+        fits = refit(oracle, [candidates[t] for t in chunk], warm_start=centre.alpha, n_jobs=n_jobs,
+                     worse_than=None if best is None else best[1].value)
         for t, fit in zip(chunk, fits):
+            if not fit.exact:  # proven worse than the best of the previous chunks: its solve stopped early
+                continue
             if best is None or (instance.score(fit.value), t) < (instance.score(best[1].value), best[0]):
                 best = (t, fit)
     return (None if best is None else best[1]), timed_out

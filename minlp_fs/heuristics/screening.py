@@ -39,8 +39,21 @@ class FixedAlpha:
     def base(self, subset) -> np.ndarray:
         return self.kernel.base(self.X, list(subset))
 
-    def value_of_base(self, base: np.ndarray) -> float:
-        return dual_objective(self.a, self.kernel.apply(base), self.y)
+    def value_of_base(self, base: np.ndarray, out: np.ndarray | None = None) -> float:
+        """f(alpha_bar, S) for the base matrix of S; ``out`` is a scratch buffer of its shape."""
+        return dual_objective(self.a, self.kernel.apply(base, out=out), self.y)
+
+    def _offset_values(self, base: np.ndarray, sign: float, candidates) -> dict:
+        """{j: f(alpha_bar, base + sign * T_j)} reusing two scratch buffers (no allocation per j)."""
+        moved, gram = np.empty_like(base), np.empty_like(base)
+        values = {}
+        for j in candidates:
+            if sign > 0:
+                np.add(base, self.term(j), out=moved)
+            else:
+                np.subtract(base, self.term(j), out=moved)
+            values[j] = self.value_of_base(moved, out=gram)
+        return values
 
     def value(self, subset) -> float:
         """f(alpha_bar, subset)."""
@@ -48,13 +61,11 @@ class FixedAlpha:
 
     def removal_values(self, subset) -> dict:
         """{j: f(alpha_bar, subset - {j})} for every j in subset."""
-        base = self.base(subset)
-        return {j: self.value_of_base(base - self.term(j)) for j in subset}
+        return self._offset_values(self.base(subset), -1.0, subset)
 
     def addition_values(self, subset, candidates) -> dict:
         """{j: f(alpha_bar, subset + {j})} for every candidate j."""
-        base = self.base(subset)
-        return {j: self.value_of_base(base + self.term(j)) for j in candidates}
+        return self._offset_values(self.base(subset), 1.0, candidates)
 
     def swap_values(self, subset) -> dict:
         """{(j_out, j_in): f(alpha_bar, subset - j_out + j_in)} over the neighbourhood N1 (B(n-B) swaps)."""
@@ -63,7 +74,6 @@ class FixedAlpha:
         base = self.base(subset)
         scores = {}
         for j_out in sorted(chosen):
-            reduced = base - self.term(j_out)
-            for j_in in outside:
-                scores[(j_out, j_in)] = self.value_of_base(reduced + self.term(j_in))
+            added = self._offset_values(base - self.term(j_out), 1.0, outside)
+            scores.update({(j_out, j_in): v for j_in, v in added.items()})
         return scores

@@ -4,7 +4,7 @@ For a fixed beta, problem (4) is the convex SVM dual (3), whose optimum g(beta) 
 Hence  min_beta sign * g(beta)  over the C(n, B) subsets of size B is the certified optimum of (4)
 (paper sense, sign = +1) or of its fit-sense counterpart (sign = -1), whatever the kernel.
 
-Three things make the enumeration cheaper than re-fitting every subset from scratch with libsvm
+Four things make the enumeration cheaper than re-fitting every subset from scratch with libsvm
 (the paper's procedure), without changing what it computes:
 
 * Subsets are visited in the *revolving-door* order (Knuth, TAOCP 7.2.1.3, Algorithm R):
@@ -14,6 +14,9 @@ Three things make the enumeration cheaper than re-fitting every subset from scra
   rebuilt from scratch every ``REBUILD_EVERY`` swaps so rounding errors cannot accumulate.
 * The alpha-subproblem of each subset is solved by SMO warm-started from the previous subset's
   alpha (the dual polytope Delta does not depend on beta).
+* A subset's solve stops as soon as duality proves it worse than the best subset of its chunk so
+  far (``AlphaSubproblem.solve(worse_than=...)``: the dual value f(alpha) bounds g from above, minus
+  the SVM primal from below); only subsets that may win are solved to the full tolerance.
 * Contiguous rank ranges (``unrank`` gives any rank's subset) are independent chunks, solved in
   parallel processes. Chunking depends only on C(n, B), never on ``n_jobs``, so every subset gets
   the same warm start and the result is identical for any ``n_jobs`` (ties: lowest rank wins).
@@ -149,6 +152,7 @@ class _Chunk:
     start: int
     n_done: int = 0
     n_rebuilds: int = 0
+    n_stopped_early: int = 0
     best_rank: int | None = None
     best_value: float | None = None
     best_subset: tuple | None = None
@@ -169,14 +173,16 @@ def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float,
     alpha = None
     with one_blas_thread():
         for rank, (subset, K, rebuilt) in enumerate(gram_walk(instance, start, stop), start):
-            fit = oracle.solve(subset, warm_start=alpha, K=K)
+            fit = oracle.solve(subset, warm_start=alpha, K=K, worse_than=chunk.best_value)
             alpha = fit.alpha
             chunk.n_done += 1
             chunk.n_rebuilds += rebuilt
-            if chunk.best_value is None or instance.better(fit.value, chunk.best_value):
+            if not fit.exact:  # proven worse than the chunk's incumbent: its solve stopped early
+                chunk.n_stopped_early += 1
+            elif chunk.best_value is None or instance.better(fit.value, chunk.best_value):
                 chunk.best_rank, chunk.best_value = rank, fit.value
                 chunk.best_subset, chunk.best_alpha = subset, alpha
-            if stop_at_bound and instance.is_degenerate(fit.value):
+            if stop_at_bound and fit.exact and instance.is_degenerate(fit.value):
                 chunk.hit_bound = True
                 break
             if deadline is not None and time.time() > deadline and rank + 1 < stop:
@@ -234,11 +240,13 @@ class Enumeration(Method):
 
         inc = Incumbent(instance, callback)
         status, n_done, n_rebuilds, n_chunks, best_rank, hit = "optimal", 0, 0, 0, None, False
+        n_early = 0
         bar = tqdm(total=total, disable=not self.progress, unit="subset", desc=f"enumerate {instance.name}")
         try:
             for chunk in chunks:
                 n_done += chunk.n_done
                 n_rebuilds += chunk.n_rebuilds
+                n_early += chunk.n_stopped_early
                 n_chunks += 1
                 bar.update(chunk.n_done)
                 if chunk.best_value is not None and \
@@ -260,7 +268,7 @@ class Enumeration(Method):
 
         complete = status == "optimal"
         info = {"n_subsets": total, "n_done": n_done, "chunk_size": size, "n_chunks": n_chunks,
-                "n_swaps": n_done - n_rebuilds, "n_rebuilds": n_rebuilds, "argmin_rank": best_rank,
+                "n_swaps": n_done - n_rebuilds, "n_rebuilds": n_rebuilds, "n_stopped_early": n_early, "argmin_rank": best_rank,
                 "stopped_at_trivial_bound": hit, "backend": self.backend, "n_jobs": self.n_jobs}
         message = "" if complete else f"{status}: {n_done} of {total} subsets enumerated"
         return inc.result(self.name, status, n_svm_solves=n_done, certified=complete,
