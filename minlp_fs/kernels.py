@@ -49,6 +49,39 @@ def _swap_sqdiff(base, x_out, x_in):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _gram_product(A, gamma, coef0, degree, out):  # pragma: no cover - compiled
+    """out = (gamma A A' + coef0) ** degree, one pass over the upper triangle, mirrored."""
+    m, B = A.shape
+    for a in range(m):
+        for b in range(a, m):
+            s = 0.0
+            for j in range(B):
+                s += A[a, j] * A[b, j]
+            t = gamma * s + coef0
+            r = t
+            for _ in range(degree - 1):
+                r *= t
+            out[a, b] = r
+            out[b, a] = r
+
+
+@njit(cache=True, nogil=True)
+def _gram_sqdist(A, gamma, out):  # pragma: no cover - compiled
+    """out = exp(-gamma ||a_a - a_b||^2), one pass over the upper triangle, mirrored."""
+    m, B = A.shape
+    for a in range(m):
+        out[a, a] = 1.0
+        for b in range(a + 1, m):
+            s = 0.0
+            for j in range(B):
+                d = A[a, j] - A[b, j]
+                s += d * d
+            r = np.exp(-gamma * s)
+            out[a, b] = r
+            out[b, a] = r
+
+
+@njit(cache=True, nogil=True)
 def _poly_apply(base, gamma, coef0, degree, out):  # pragma: no cover - compiled
     """out = (gamma * base + coef0) ** degree elementwise (flat arrays), by repeated multiplication."""
     for a in range(base.shape[0]):
@@ -85,8 +118,17 @@ class Kernel(ABC):
         """phi'(base) elementwise, for gradients of the relaxation."""
 
     def gram(self, X: np.ndarray, subset=None, Z: np.ndarray | None = None) -> np.ndarray:
-        """Kernel matrix K_S with entries k(x_S^i, z_S^h)."""
-        return self.apply(self.base(X, subset, Z))
+        """Kernel matrix K_S with entries k(x_S^i, z_S^h) (Z = X: one compiled pass, no BLAS)."""
+        if Z is not None:
+            return self.apply(self.base(X, subset, Z))
+        A = np.ascontiguousarray(_columns(X, subset), dtype=float)
+        out = np.empty((A.shape[0], A.shape[0]))
+        self._fused_gram(A, out)
+        return out
+
+    @abstractmethod
+    def _fused_gram(self, A: np.ndarray, out: np.ndarray) -> None:
+        """out = K of the rows of A (all of A's columns selected)."""
 
     def swap(self, base: np.ndarray, X: np.ndarray, j_out: int, j_in: int) -> np.ndarray:
         """In-place O(m^2) update of a base matrix for the swap j_out -> j_in; returns ``base``.
@@ -124,6 +166,9 @@ class PolynomialKernel(Kernel):
         z = X[:, j] if Z is None else Z[:, j]
         return np.multiply.outer(X[:, j], z)
 
+    def _fused_gram(self, A, out):
+        _gram_product(A, self.gamma, self.coef0, self.degree, out)
+
     def base(self, X, subset=None, Z=None, weights=None):
         A = _columns(X, subset)
         Bm = A if Z is None else _columns(Z, subset)
@@ -160,6 +205,9 @@ class GaussianKernel(Kernel):
     def feature_term(self, X, j, Z=None):
         z = X[:, j] if Z is None else Z[:, j]
         return np.subtract.outer(X[:, j], z) ** 2
+
+    def _fused_gram(self, A, out):
+        _gram_sqdist(A, self.gamma, out)
 
     def base(self, X, subset=None, Z=None, weights=None):
         A = _columns(X, subset)
