@@ -21,6 +21,8 @@ import numpy as np
 from numba import njit
 
 _TAU = 1e-12
+#: SMO steps between two primal-bound checks of an early stop while no index is shrunk
+_BOUND_EVERY = 32
 
 
 @njit(cache=True, nogil=True)
@@ -160,7 +162,7 @@ def _lower_bound(y, C, alpha, grad):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragma: no cover - compiled
     """SMO; returns (iterations, pruned). Pruned: stopped once the optimum g is proven > ``above``
-    (by the primal bound, checked every min(m, 1000) iterations) or < ``below`` (f(alpha) >= g only
+    (by the primal bound, checked every _BOUND_EVERY steps, or every min(m, 1000) once shrinking) or < ``below`` (f(alpha) >= g only
     decreases, tracked in O(1) per step). Pass +inf / -inf to solve to ``tol``."""
     m = y.shape[0]
     active = np.arange(m)
@@ -176,11 +178,15 @@ def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
         if value < below:
             return it, True
         counter -= 1
+        # the primal bound costs O(m) while nothing is shrunk (check every BOUND_EVERY steps), else a
+        # gradient reconstruction (check at the shrinking period only)
+        if above < np.inf and n_active == m and it % _BOUND_EVERY == 0 \
+                and _lower_bound(y, C, alpha, grad) > above:
+            return it, True
         if counter == 0:
             counter = period
-            if above < np.inf:
-                if n_active < m:
-                    _full_gradient(K, y, alpha, grad)
+            if above < np.inf and n_active < m:
+                _full_gradient(K, y, alpha, grad)
                 if _lower_bound(y, C, alpha, grad) > above:
                     return it, True
             if shrinking:
