@@ -136,6 +136,10 @@ def _print_table(result, instance) -> None:
         ("features", ", ".join(f"{j}:{nm}" for j, nm in zip(result.features, result.feature_names)) or "-"),
         ("time", f"{result.wall_time_s:.2f} s, {result.n_svm_solves} SVM solves"),
     ]
+    if result.objective is not None and not result.degenerate and instance.sense == "paper":
+        above = (result.objective - d["trivial_bound"]) / abs(d["trivial_bound"])
+        rows.append(("bound", f"trivial lower bound {d['trivial_bound']:g} = -2C*min(|I+|,|I-|); "
+                              f"the objective is {100 * above:.3g}% above it"))
     if result.degenerate:
         rows.append(("DEGENERATE", f"attains the trivial bound {d['trivial_bound']:g} = -2C*min(|I+|,|I-|): "
                                    "a one-class SVM. Use --sense fit for informative features."))

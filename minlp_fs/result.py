@@ -123,8 +123,9 @@ class Incumbent:
         if degenerate and inst.sense == "paper":
             certified, status = True, "optimal"
             bound = inst.trivial_bound
-            message = message or ("attains the trivial bound -2C*min(|I+|,|I-|): provably optimal and "
-                                  "degenerate (one-class SVM); use sense='fit' for a useful selection")
+            message = message or ("attains the trivial bound -2C*min(|I+|,|I-|) (to 1e-6 relative, the accuracy "
+                                  "of every value): optimal to that tolerance, and degenerate (one-class SVM); "
+                                  "use sense='fit' for a useful selection")
         feats = sorted(self.subset) if self.subset is not None else []
         return Result(method=method, sense=inst.sense, objective=self.value, features=feats,
                       feature_names=[inst.feature_names[j] for j in feats], alpha=self.alpha,
