@@ -1,0 +1,89 @@
+"""Pieces shared by the benchmark scripts (``benchmarks/bench_*.py``).
+
+* :func:`machine`: one line describing the machine, for the report's header;
+* :func:`command`: the command line that produced a report, as run from the repository root;
+* :func:`add_io_args`: the ``--data-dir`` and ``--output`` options every script takes;
+* :func:`write_section`: replace (or append) a script's marked section of ``RESULTS.md``, between
+  ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``, leaving the other scripts' sections alone;
+* :func:`read_jsonl` / :func:`append_jsonl`: results kept as JSON lines, one run per line, written
+  as each run finishes so an interrupted benchmark resumes where it stopped.
+
+The scripts are run as ``python benchmarks/bench_x.py``, so this folder is on ``sys.path`` and they
+import this module as ``_common``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+from minlp_fs.datasets import DATA_ENV
+
+HERE = Path(__file__).resolve().parent
+REPORT = HERE / "RESULTS.md"
+
+
+def default_data_dir() -> str:
+    """$MINLP_FS_DATA, else the shared datasets folder beside the repository (../shared/datasets)."""
+    return os.environ.get(DATA_ENV) or str(HERE.parent.parent / "shared" / "datasets")
+
+
+def add_io_args(parser) -> None:
+    """Add ``--data-dir`` (the datasets' CSV folder) and ``--output`` (the markdown report to update)."""
+    parser.add_argument("--data-dir", default=default_data_dir(), help="folder of the datasets' CSV files")
+    parser.add_argument("--output", default=str(REPORT), help="markdown file to update")
+
+
+def command(script: str, argv=None) -> str:
+    """``python benchmarks/<script> <arguments>``: the command as typed, for the report."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    return " ".join(["python", f"benchmarks/{script}", *args])
+
+
+def machine() -> str:
+    """Cores, CPU model, operating system and Python version."""
+    model = "unknown"
+    try:
+        model = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                     if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return (f"{os.cpu_count()} logical cores, {model}, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}")
+
+
+def markers(name: str) -> tuple:
+    """The (start, end) HTML comments delimiting section ``name`` of RESULTS.md."""
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+
+
+def write_section(path, name: str, text: str) -> None:
+    """Put ``text`` between the markers of section ``name`` of ``path`` (appended when absent)."""
+    path = Path(path)
+    start, end = markers(name)
+    old = path.read_text() if path.exists() else "# Benchmark results\n"
+    section = f"{start}\n{text.rstrip()}\n{end}"
+    if start in old and end in old:
+        new = old[:old.index(start)] + section + old[old.index(end) + len(end):]
+    else:
+        new = old.rstrip() + "\n\n" + section + "\n"
+    path.write_text(new)
+
+
+def read_jsonl(path) -> list:
+    """The rows of a JSON-lines file ([] when it does not exist yet)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def append_jsonl(path, row: dict) -> None:
+    """Append one row and flush it to disk at once (the file and its folder are created if needed)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as fh:
+        fh.write(json.dumps(row) + "\n")
+        fh.flush()
