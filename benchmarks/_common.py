@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 from pathlib import Path
 
 from minlp_fs.datasets import DATA_ENV
+from minlp_fs.experiments.report import machine, write_section  # noqa: F401 (shared with the experiments)
 
 HERE = Path(__file__).resolve().parent
 REPORT = HERE / "RESULTS.md"
@@ -40,36 +40,6 @@ def command(script: str, argv=None) -> str:
     """``python benchmarks/<script> <arguments>``: the command as typed, for the report."""
     args = sys.argv[1:] if argv is None else list(argv)
     return " ".join(["python", f"benchmarks/{script}", *args])
-
-
-def machine() -> str:
-    """Cores, CPU model, operating system and Python version."""
-    model = "unknown"
-    try:
-        model = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                     if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return (f"{os.cpu_count()} logical cores, {model}, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}")
-
-
-def markers(name: str) -> tuple:
-    """The (start, end) HTML comments delimiting section ``name`` of RESULTS.md."""
-    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-
-
-def write_section(path, name: str, text: str) -> None:
-    """Put ``text`` between the markers of section ``name`` of ``path`` (appended when absent)."""
-    path = Path(path)
-    start, end = markers(name)
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    section = f"{start}\n{text.rstrip()}\n{end}"
-    if start in old and end in old:
-        new = old[:old.index(start)] + section + old[old.index(end) + len(end):]
-    else:
-        new = old.rstrip() + "\n\n" + section + "\n"
-    path.write_text(new)
 
 
 def read_jsonl(path) -> list:

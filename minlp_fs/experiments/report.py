@@ -13,7 +13,6 @@ import shlex
 import sys
 from pathlib import Path
 
-START, END = "<!-- experiments:start -->", "<!-- experiments:end -->"
 ORDER = ("certified", "multistart", "params", "accuracy")
 
 
@@ -61,14 +60,22 @@ def update_results(results_md, tables_dir) -> Path:
              + "Paper numbers (its sense only, C = 10, gamma = 0.1, Apple M1 / 128-vCPU enumeration) are "
                "printed beside ours for the same rows; with a smaller B_max or a slice, the instance sets differ.")
     body = "\n\n".join(p.read_text().strip() for p in files)
-    section = "\n".join([START, "## Experiments of the paper's section 5 (certified grid, multistart, "
-                         "parameter study, held-out accuracy)", "", intro, "", body, END])
-    text = results_md.read_text() if results_md.is_file() else "# Benchmark results\n"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    results_md.parent.mkdir(parents=True, exist_ok=True)
-    results_md.write_text(text)
+    write_section(results_md, "experiments", "\n".join([
+        "## Experiments of the paper's section 5 (certified grid, multistart, parameter study, held-out accuracy)",
+        "", intro, "", body]))
     return results_md
+
+
+def write_section(path, name: str, text: str) -> None:
+    """Put ``text`` between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` of the markdown file
+    ``path``, leaving the rest alone (the section is appended, the file created, when absent)."""
+    path = Path(path)
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    old = path.read_text() if path.exists() else "# Benchmark results\n"
+    section = f"{start}\n{text.rstrip()}\n{end}"
+    if start in old and end in old:
+        new = old[:old.index(start)] + section + old[old.index(end) + len(end):]
+    else:
+        new = old.rstrip() + "\n\n" + section + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(new)
