@@ -95,25 +95,33 @@ def run_grid(args, methods, grid) -> int:
                     row = {"dataset": ds, "kernel": kernel, "B": B, "sense": args.sense, "C": C, "gamma": GAMMA}
                     if case_key(row) + (m,) not in done:
                         todo.append((ds, kernel, f, B, m))
-    data = {}
-    with tqdm(todo, desc="heuristics grid") as bar:
-        for ds, kernel, f, B, m in bar:
-            bar.set_postfix_str(f"{ds} {kernel} B={B} {m}")
-            if ds not in data:
-                data[ds] = load_dataset(ds, args.data_dir)
-            d = data[ds]
-            inst = make_instance(d.X, d.y, B, kernel=kernel, C=C, gamma=GAMMA, sense=args.sense, name=ds)
-            row = {"dataset": ds, "n": inst.n, "m": inst.m, "kernel": kernel, "B": B, "fraction": f,
-                   "sense": args.sense, "C": C, "gamma": GAMMA, "method": m}
-            try:
-                r = get_method(m).solve(inst)
-            except CapabilityError as exc:
-                row.update(applicable=False, message=str(exc))
-            else:
-                row.update(applicable=True, objective=r.objective, features=r.features, status=r.status,
-                           n_svm_solves=r.n_svm_solves, wall_time_s=r.wall_time_s, degenerate=r.degenerate)
-            append_jsonl(RESULTS, row)
-    return len(todo)
+    data, n_done = {}, 0
+    try:
+        with tqdm(todo, desc="heuristics grid") as bar:
+            for ds, kernel, f, B, m in bar:
+                bar.set_postfix_str(f"{ds} {kernel} B={B} {m}")
+                if ds not in data:
+                    data[ds] = load_dataset(ds, args.data_dir)
+                d = data[ds]
+                inst = make_instance(d.X, d.y, B, kernel=kernel, C=C, gamma=GAMMA, sense=args.sense, name=ds)
+                row = {"dataset": ds, "n": inst.n, "m": inst.m, "kernel": kernel, "B": B, "fraction": f,
+                       "sense": args.sense, "C": C, "gamma": GAMMA, "method": m}
+                try:
+                    r = get_method(m).solve(inst)
+                except CapabilityError as exc:
+                    row.update(applicable=False, message=str(exc))
+                else:
+                    if r.status == "interrupted":  # Ctrl-C inside the method: the run is not recorded
+                        raise KeyboardInterrupt
+                    row.update(applicable=True, objective=r.objective, features=r.features, status=r.status,
+                               n_svm_solves=r.n_svm_solves, wall_time_s=r.wall_time_s, degenerate=r.degenerate)
+                append_jsonl(RESULTS, row)
+                n_done += 1
+    except KeyboardInterrupt:
+        print(f"interrupted: {n_done} of {len(todo)} runs recorded, the run in progress dropped; "
+              "the same command resumes", file=sys.stderr)
+        return n_done, True
+    return n_done, False
 
 
 def summarise(rows, methods) -> tuple:
@@ -234,13 +242,13 @@ def main(argv=None) -> None:
     t0 = time.perf_counter()
     methods = available(args.methods)
     grid = QUICK if args.quick else {"datasets": list(PAPER_DATASETS), "kernels": KERNELS, "fractions": FRACTIONS}
-    n_new = run_grid(args, methods, grid)
+    n_new, interrupted = run_grid(args, methods, grid)
     in_grid = {(ds, k, B): f for ds in grid["datasets"] for k in grid["kernels"]
                for f, B in budgets(PAPER_DATASETS[ds][1], grid["fractions"])}
     rows = [dict(r, fraction=in_grid[(r["dataset"], r["kernel"], r["B"])]) for r in load_rows()
             if (r["dataset"], r["kernel"], r["B"]) in in_grid
             and r["sense"] == args.sense and r["C"] == C and r["gamma"] == GAMMA]
-    ratios = [] if args.no_ratio or "ls" not in methods else speed_ratio(args)
+    ratios = [] if args.no_ratio or interrupted or "ls" not in methods else speed_ratio(args)
     text = report(args, methods, grid, summarise(rows, methods), ratios, time.perf_counter() - t0, n_new)
     write_section(REPORT, "bench_heuristics", text)
     print(text)

@@ -77,6 +77,10 @@ class Instance:
         """The value attains the trivial bound: one-class SVM, every minority alpha at C."""
         return attains_trivial_bound(value, self.y, self.C)
 
+    def proves_optimal(self, value: float) -> bool:
+        """In the paper sense a value at the trivial bound is globally optimal (Remark 1): stop there."""
+        return self.sense == "paper" and self.is_degenerate(value)
+
     def check_subset(self, subset) -> tuple:
         """A sorted tuple of B distinct valid 0-based feature indices, or a clear error."""
         try:

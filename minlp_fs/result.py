@@ -101,6 +101,11 @@ class Incumbent:
         self.start = time.perf_counter()
         self.callback = callback
 
+    @property
+    def proves_optimal(self) -> bool:
+        """The incumbent attains the paper sense's trivial bound: globally optimal, nothing to search."""
+        return self.value is not None and self.instance.proves_optimal(self.value)
+
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
@@ -120,7 +125,7 @@ class Incumbent:
         """The Result for the incumbent; a paper-sense incumbent at the trivial bound is certified."""
         inst = self.instance
         degenerate = self.value is not None and inst.is_degenerate(self.value)
-        if degenerate and inst.sense == "paper":
+        if self.proves_optimal:
             certified, status = True, "optimal"
             bound = inst.trivial_bound
             message = message or ("attains the trivial bound -2C*min(|I+|,|I-|) (to 1e-6 relative, the accuracy "

@@ -14,7 +14,7 @@ min F(S), |S| = B, i.e. max H(R), |R| <= n - B (problem (11)), solved by Minoux'
   centre is the best of the ExploredSolsList (removed from it). Stop after ``opt_window``
   (OptWindow, default 10) iterations in a row without improving the incumbent, when the
   ExploredSolsList is empty, at ``max_iter`` iterations or at ``time_limit`` seconds (checked
-  between iterations and, within one, between chunks of re-fits). The paper's
+  between iterations and, within one, between chunks of re-fits of one fit per worker). The paper's
   defaults (#SolPool = 100, OptWindow = 10) come from its parameter study (appendix). The start
   subset is put in the TabuList (it was fitted already).
 
@@ -25,6 +25,9 @@ submodular H: no approximation guarantee, no laziness) — there ACSO/ACSO* are 
 guarantee beyond the monotone incumbent (comparisons use ``instance.better``/``instance.score``).
 For the Gaussian kernel F is neither sub- nor supermodular (appendix counterexample): both methods
 refuse it unless ``allow_nonsubmodular=True``, which runs the plain greedy as a heuristic.
+
+Both stop at once, in the paper sense, when a fit attains the trivial bound (globally optimal,
+Remark 1; checked after every chunk of re-fits).
 
 Deterministic: no randomness; every tie is broken by feature index (or subset tuple); ``n_jobs``
 does not change the result. ``n_svm_solves`` includes the solves of the default alpha-start.
@@ -104,7 +107,9 @@ class ACSO(Method):
         return self.time_limit is not None and incumbent.elapsed() >= self.time_limit
 
     def _stop(self, incumbent, iteration):
-        """'time_limit' or 'max_iter' when that limit is reached before an iteration, else None."""
+        """Why to stop before an iteration ('trivial_bound', 'time_limit', 'max_iter'), else None."""
+        if incumbent.proves_optimal:
+            return "trivial_bound"
         if self._out_of_time(incumbent):
             return "time_limit"
         if self.max_iter is not None and iteration >= self.max_iter:
@@ -146,16 +151,19 @@ class ACSOStar(ACSO):
     opt_window: int = 10
     n_jobs: int = 1
 
-    def _refit(self, oracle, subsets, alpha, incumbent) -> list:
-        """Exact fits in the given order; with a time limit, in chunks of one per worker, the limit
-        checked between chunks (same fits as one batch: each is warm-started from ``alpha``)."""
-        workers = self.n_jobs if self.n_jobs > 0 else (os.cpu_count() or 1)
-        chunk = len(subsets) if self.time_limit is None else workers
+    def _refit(self, instance, oracle, subsets, alpha, incumbent) -> list:
+        """Exact fits in the given order, in chunks of one per worker (the same fits as one batch:
+        each is warm-started from ``alpha``); stops after a chunk past the time limit or with a fit
+        at the trivial bound (paper sense)."""
+        chunk = self.n_jobs if self.n_jobs > 0 else (os.cpu_count() or 1)
         fits = []
-        for lo in range(0, len(subsets), max(chunk, 1)):
+        for lo in range(0, len(subsets), chunk):
             if fits and self._out_of_time(incumbent):
                 break
             fits += refit(oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs)
+            optimal = [i for i, fit in enumerate(fits) if instance.proves_optimal(fit.value)]
+            if optimal:  # cut after the first: the same fits for any n_jobs
+                return fits[:optimal[0] + 1]
         return fits
 
     def solve(self, instance, start=None, oracle=None, callback=None):
@@ -169,7 +177,7 @@ class ACSOStar(ACSO):
                 pool, _ = fixed_alpha_local_search(fixed, step.subset, self.pool_size)
                 new = [s for s in pool if s not in tabu]
                 improved = False
-                for fit in self._refit(oracle, new, centre.alpha, incumbent):
+                for fit in self._refit(instance, oracle, new, centre.alpha, incumbent):
                     tabu.add(fit.subset)
                     fits[fit.subset] = fit
                     heapq.heappush(explored, (instance.score(fit.value), fit.subset))

@@ -66,7 +66,8 @@ def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float
     (and SMO warm-started from alpha_c only decreases f), the screening value is an optimistic bound
     when g is maximised (fit sense): candidates are then re-fitted best-screened first, and the rest
     skipped once their bound falls below the best exact value found (by more than ``PRUNE_RTOL``).
-    Neither can change the outcome: ties still go to the first candidate. Re-fits are
+    In the paper sense no chunk starts after a fit attaining the trivial bound (optimal, Remark 1).
+    None of these changes the outcome: ties still go to the first candidate. Re-fits are
     warm-started from alpha_c, in chunks of ``CHUNK`` (independent of ``n_jobs``, so the same
     re-fits run for any ``n_jobs``) between which the deadline is checked. Ties go to the first
     candidate in the given order. Returns (best fit or None, timed_out).
@@ -81,6 +82,8 @@ def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float
     for lo in range(0, len(order), CHUNK):
         if deadline is not None and time.perf_counter() > deadline:
             timed_out = True
+            break
+        if best is not None and instance.proves_optimal(best[1].value):
             break
         if prune and best is not None and values[order[lo]] < best[1].value - PRUNE_RTOL * abs(best[1].value):
             break
@@ -132,11 +135,6 @@ def sample_n2(subset, n: int, n_samples: int, rng: np.random.Generator) -> list:
     return list(seen)
 
 
-def _optimal(instance, value: float) -> bool:
-    """In the paper sense, a value at the trivial bound is globally optimal (Remark 1)."""
-    return instance.sense == "paper" and instance.is_degenerate(value)
-
-
 def _check_int(method: str, option: str, value, lowest: int):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
         raise InputError(f"{method}: {option} must be an integer >= {lowest}; got {value!r}")
@@ -183,7 +181,7 @@ class _SwapSearch(Method):
 
     def _local_search(self, instance, oracle, inc, centre, deadline, tabu: set, info: dict):
         """Moves to the best N1 neighbour while strictly better; returns (local optimum, timed_out)."""
-        while not _optimal(instance, centre.value):
+        while not instance.proves_optimal(centre.value):
             if deadline is not None and time.perf_counter() > deadline:
                 return centre, True
             tabu.add(centre.subset)
@@ -237,7 +235,7 @@ class LocalSearchStar(_SwapSearch):
             info["tabu"] = len(tabu)
             if timed_out:
                 return "time_limit"
-            if _optimal(instance, centre.value):
+            if instance.proves_optimal(centre.value):
                 return "converged"
             samples = [s for s in sample_n2(centre.subset, instance.n, self.n_samples, rng) if s not in tabu]
             if not samples:

@@ -7,6 +7,7 @@ from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.datasets import load_dataset, make_synthetic
 from minlp_fs.errors import CapabilityError, InputError
 from minlp_fs.heuristics.acso import ACSO, ACSOStar, fixed_alpha_local_search
+from minlp_fs.heuristics.local_search import CHUNK
 from minlp_fs.heuristics.screening import FixedAlpha
 from minlp_fs.heuristics.starts import resolve_start
 from minlp_fs.instance import make_instance
@@ -162,3 +163,25 @@ def test_svm_solves_are_counted():
     oracle = AlphaSubproblem(inst)
     r = ACSOStar().solve(inst, oracle=oracle)
     assert r.n_svm_solves == oracle.n_solves == 2 + r.info["n_refits"]
+
+
+@pytest.mark.parametrize("name, after", [("acso*", 0), ("ls", CHUNK - 1), ("ls*", CHUNK - 1)])
+def test_paper_sense_search_stops_at_the_first_fit_attaining_the_trivial_bound(name, after):
+    """Remark 1: a value at -2C min(|I+|,|I-|) is optimal: no re-fit starts after the first such fit
+    (LS and LS* finish the chunk of re-fits it belongs to)."""
+    bcd = load_dataset("bcd")
+    inst = make_instance(bcd.X[:, 8:16], bcd.y, B=2, kernel="poly3", m=60)
+    oracle = AlphaSubproblem(inst)
+    values = []
+    solve = oracle.solve
+
+    def recording_solve(*args, **kwargs):
+        fit = solve(*args, **kwargs)
+        values.append(fit.value)
+        return fit
+
+    oracle.solve = recording_solve
+    r = get_method(name).solve(inst, oracle=oracle)
+    assert r.certified and r.status == "optimal" and inst.proves_optimal(r.objective)
+    first = next(i for i, v in enumerate(values) if inst.proves_optimal(v))
+    assert len(values) - 1 - first <= after
