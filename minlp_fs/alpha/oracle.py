@@ -15,7 +15,8 @@ import numpy as np
 from ..errors import InputError
 from ..objective import dual_objective
 from .libsvm import libsvm_solve
-from .smo import smo_solve
+from .neighbours import GaussianTables, NeighbourGrams
+from .smo import feasible_start, smo_solve
 
 BACKENDS = ("smo", "libsvm")
 #: KKT tolerance (max violation m(a) - M(a)). Measured against solves at 1e-9 on the nine datasets x
@@ -35,7 +36,7 @@ class Fit:
 
     ``exact`` is False for a solve stopped early (see :meth:`AlphaSubproblem.solve`'s ``worse_than``):
     the subset is then proven worse than the given incumbent, ``alpha`` is feasible but not optimal and
-    ``value`` = f(alpha, beta) is only an upper bound of g.
+    ``value`` = f(alpha, beta) (as SMO tracked it) is only an upper bound of g.
     """
 
     subset: tuple
@@ -56,14 +57,19 @@ class AlphaSubproblem:
         self.backend = backend
         self.tol = tol
         self._cache: dict[tuple, Fit] | None = {} if cache else None
+        #: subset -> (s, fit stopped early): sign * g > s is proven (an early stop of ``solve``)
+        self._worse: dict[tuple, tuple[float, Fit]] = {}
         self._lock = threading.Lock()
         self.n_solves = 0
         self.n_cache_hits = 0
         self.n_stopped_early = 0
+        self._tables = GaussianTables(instance) if instance.kernel.name == "rbf" else None
 
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
-                   worse_than: float | None = None) -> tuple[np.ndarray, bool]:
+                   worse_than: float | None = None, grad0: np.ndarray | None = None,
+                   stats: dict | None = None) -> tuple[np.ndarray, bool]:
         """(alpha, exact) for a given kernel matrix, counted as one solve, not cached.
+        ``grad0`` = Q warm_start - e if known (SMO backend); ``stats`` as in ``smo_solve``.
 
         With ``worse_than`` (an incumbent value; SMO backend only), the solve stops as soon as duality
         proves g worse than it in the instance's sense by more than PRUNE_RTOL (relative): exact = False.
@@ -75,12 +81,12 @@ class AlphaSubproblem:
         else:
             above, below = np.inf, -np.inf
             if worse_than is not None:
-                margin = PRUNE_RTOL * max(abs(worse_than), 1.0)
                 if inst.sign > 0:
-                    above = worse_than + margin
+                    above = self._threshold(worse_than)
                 else:
-                    below = worse_than - margin
-            alpha, iters = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below)
+                    below = self._threshold(worse_than)
+            alpha, iters = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below,
+                                     grad0=grad0, stats=stats)
             exact = iters >= 0
         with self._lock:
             self.n_solves += 1
@@ -88,26 +94,58 @@ class AlphaSubproblem:
         return alpha, exact
 
     def solve(self, subset, warm_start: np.ndarray | None = None, K: np.ndarray | None = None,
-              worse_than: float | None = None) -> Fit:
+              worse_than: float | None = None, neighbours=None) -> Fit:
         """g(beta) for the subset, with its alpha. ``K`` (the subset's Gram) may be passed if known.
 
         ``worse_than``: the caller only needs the subset if it can beat this incumbent value; the
-        solve may then stop early with a non-``exact`` Fit, which is not cached.
+        solve may then stop early with a non-``exact`` Fit. Such a proof is remembered: a later call
+        whose ``worse_than`` it already covers (an incumbent at least as good, as after an LS move,
+        whose N1 shares n subsets with the previous centre's) returns that Fit without solving.
+        ``neighbours``: a :class:`~minlp_fs.alpha.neighbours.NeighbourGrams` of a centre; when the
+        subset is a single swap of it, K and the warm start's gradient come from it in one pass.
         """
         key = tuple(sorted(int(j) for j in subset))
         if self._cache is not None:
             hit = self._cache.get(key)
+            if hit is None and worse_than is not None:
+                proven = self._worse.get(key)
+                if proven is not None and proven[0] >= self.instance.sign * self._threshold(worse_than):
+                    hit = proven[1]
             if hit is not None:
                 with self._lock:
                     self.n_cache_hits += 1
                 return hit
+        grad0 = None
+        if K is None and neighbours is not None and self.backend == "smo":
+            warm_start = feasible_start(warm_start, self.instance.y, self.instance.C)
+            K, grad0 = neighbours.fill(key, warm_start) or (None, None)
         if K is None:
             K = self.instance.gram(key)
-        alpha, exact = self.solve_gram(K, warm_start, worse_than)
-        fit = Fit(key, dual_objective(alpha, K, self.instance.y), alpha, exact)
-        if self._cache is not None and exact:
-            self._cache[key] = fit
+        stats = {}
+        alpha, exact = self.solve_gram(K, warm_start, worse_than, grad0, stats)
+        # an exact value by the one objective; a fit stopped early keeps SMO's tracked f(alpha), a
+        # bound that no method reports (saves an O(m^2) product on every pruned candidate)
+        value = dual_objective(alpha, K, self.instance.y) if exact else stats["value"]
+        fit = Fit(key, value, alpha, exact)
+        if self._cache is not None:
+            if exact:
+                self._cache[key] = fit
+            else:
+                proven = self.instance.sign * self._threshold(worse_than)
+                with self._lock:
+                    if key not in self._worse or self._worse[key][0] < proven:
+                        self._worse[key] = (proven, fit)
         return fit
+
+    def _threshold(self, worse_than: float) -> float:
+        """The value g must be proven beyond (worse than ``worse_than`` by PRUNE_RTOL, relative)."""
+        return worse_than + self.instance.sign * PRUNE_RTOL * max(abs(worse_than), 1.0)
+
+    def neighbour_grams(self, centre) -> NeighbourGrams | None:
+        """The single-swap neighbours' Grams of ``centre`` (None with the libsvm backend), for ``solve``."""
+        if self.backend != "smo":
+            return None
+        return NeighbourGrams(self.instance, centre, self._tables)
 
     def cached(self, subset) -> Fit | None:
         """The cached fit of a subset, if it was solved already."""

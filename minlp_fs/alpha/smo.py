@@ -22,7 +22,7 @@ from numba import njit
 
 _TAU = 1e-12
 #: SMO steps between two primal-bound checks of an early stop while no index is shrunk
-_BOUND_EVERY = 32
+_BOUND_EVERY = 8
 
 
 @njit(cache=True, nogil=True)
@@ -161,7 +161,7 @@ def _lower_bound(y, C, alpha, grad):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragma: no cover - compiled
-    """SMO; returns (iterations, pruned). Pruned: stopped once the optimum g is proven > ``above``
+    """SMO; returns (iterations, pruned, f(alpha) tracked). Pruned: stopped once the optimum g is proven > ``above``
     (by the primal bound, checked every _BOUND_EVERY steps, or every min(m, 1000) once shrinking) or < ``below`` (f(alpha) >= g only
     decreases, tracked in O(1) per step). Pass +inf / -inf to solve to ``tol``."""
     m = y.shape[0]
@@ -176,19 +176,19 @@ def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
     it = 0
     while it < max_iter:
         if value < below:
-            return it, True
+            return it, True, value
         counter -= 1
         # the primal bound costs O(m) while nothing is shrunk (check every BOUND_EVERY steps), else a
         # gradient reconstruction (check at the shrinking period only)
         if above < np.inf and n_active == m and it % _BOUND_EVERY == 0 \
                 and _lower_bound(y, C, alpha, grad) > above:
-            return it, True
+            return it, True, value
         if counter == 0:
             counter = period
             if above < np.inf and n_active < m:
                 _full_gradient(K, y, alpha, grad)
                 if _lower_bound(y, C, alpha, grad) > above:
-                    return it, True
+                    return it, True, value
             if shrinking:
                 n_active, unshrunk = _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk)
         i, j, violation = _select(K, y, C, alpha, grad, active, n_active)
@@ -260,29 +260,43 @@ def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
         for p in range(n_active):
             t = active[p]
             grad[t] += y[t] * (K[i, t] * yi_dai + K[j, t] * yj_daj)
-    return it, False
+    return it, False, value
 
 
 def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
               tol: float = 1e-7, max_iter: int = 10_000_000, shrinking: bool = True,
-              above: float = np.inf, below: float = -np.inf) -> tuple[np.ndarray, int]:
+              above: float = np.inf, below: float = -np.inf,
+              grad0: np.ndarray | None = None, stats: dict | None = None) -> tuple[np.ndarray, int]:
     """Optimal alpha of the SVM dual for kernel matrix K, started from ``alpha0`` (or 0).
 
     Returns (alpha, iterations), or (alpha, -iterations) when the solve stopped early because the
     optimum g is proven above ``above`` or below ``below`` (alpha is then feasible, not optimal).
-    ``alpha0`` must be feasible (y'a = 0, 0 <= a <= C); it is projected onto the box, and dropped
-    for 0 if the equality is violated by more than 1e-9 * C * m.
+    ``alpha0`` must be feasible (y'a = 0, 0 <= a <= C); it is projected with :func:`feasible_start`.
+    ``grad0``: Q alpha0 - e when the caller has it (:class:`~minlp_fs.alpha.neighbours.NeighbourGrams`);
+    it is used only if ``alpha0`` needed no projection, and then overwritten. ``stats``: a dict that
+    receives ``value``, f(alpha) as SMO tracked it (O(1) per step; accurate to rounding drift).
     """
     m = y.shape[0]
-    if alpha0 is None:
-        alpha = np.zeros(m)
-    else:
-        alpha = np.clip(np.asarray(alpha0, dtype=float), 0.0, C)
-        if abs(alpha @ y) > 1e-9 * C * m:
-            alpha = np.zeros(m)
+    alpha = feasible_start(alpha0, y, C)
     K = np.ascontiguousarray(K, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
-    grad = np.empty(m)
-    _full_gradient(K, y, alpha, grad)
-    iters, pruned = _smo(K, y, float(C), alpha, grad, float(tol), max_iter, shrinking, float(above), float(below))
+    if grad0 is not None and alpha0 is not None and np.array_equal(alpha, alpha0):
+        grad = np.ascontiguousarray(grad0, dtype=np.float64)
+    else:
+        grad = np.empty(m)
+        _full_gradient(K, y, alpha, grad)
+    iters, pruned, value = _smo(K, y, float(C), alpha, grad, float(tol), max_iter, shrinking, float(above),
+                                float(below))
+    if stats is not None:
+        stats["value"] = value
     return alpha, -int(iters) if pruned else int(iters)
+
+
+def feasible_start(alpha0: np.ndarray | None, y: np.ndarray, C: float) -> np.ndarray:
+    """A copy of ``alpha0`` projected onto the box [0, C], or 0 if y'a = 0 is violated by more than
+    1e-9 * C * m (or ``alpha0`` is None)."""
+    m = y.shape[0]
+    if alpha0 is None:
+        return np.zeros(m)
+    alpha = np.clip(np.asarray(alpha0, dtype=float), 0.0, C)
+    return alpha if abs(alpha @ y) <= 1e-9 * C * m else np.zeros(m)

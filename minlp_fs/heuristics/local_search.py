@@ -57,7 +57,7 @@ def _n_refit(n_candidates: int, fraction: float) -> int:
 
 
 def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float, n_jobs: int,
-             deadline: float | None):
+             deadline: float | None, neighbours=None, improving_only: bool = False):
     """The best exact re-fit among the best ``fraction`` of ``candidates`` by their screening ``scores``.
 
     ``scores(candidates)`` gives f(alpha_c, beta) at the centre's alpha_c; it is evaluated only when
@@ -70,7 +70,10 @@ def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float
     None of these changes the outcome: ties still go to the first candidate. Re-fits are
     warm-started from alpha_c, in chunks of ``CHUNK`` (independent of ``n_jobs``, so the same
     re-fits run for any ``n_jobs``) between which the deadline is checked. Ties go to the first
-    candidate in the given order. Returns (best fit or None, timed_out).
+    candidate in the given order. ``improving_only``: the caller moves only to a candidate strictly
+    better than the centre, so the centre's value bounds the early stops and the skips from the
+    first chunk on (a candidate proven worse than the centre is never returned; None if all are).
+    Returns (best fit or None, timed_out).
     """
     k = _n_refit(len(candidates), fraction)
     prune = instance.sign < 0 and len(candidates) > CHUNK
@@ -85,11 +88,14 @@ def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float
             break
         if best is not None and instance.proves_optimal(best[1].value):
             break
-        if prune and best is not None and values[order[lo]] < best[1].value - PRUNE_RTOL * abs(best[1].value):
+        reference = None if best is None else best[1].value
+        if improving_only and (reference is None or instance.better(centre.value, reference)):
+            reference = centre.value
+        if prune and reference is not None and values[order[lo]] < reference - PRUNE_RTOL * abs(reference):
             break
         chunk = order[lo:lo + CHUNK]
         fits = refit(oracle, [candidates[t] for t in chunk], warm_start=centre.alpha, n_jobs=n_jobs,
-                     worse_than=None if best is None else best[1].value)
+                     worse_than=reference, neighbours=neighbours)
         for t, fit in zip(chunk, fits):
             if not fit.exact:  # proven worse than the best of the previous chunks: its solve stopped early
                 continue
@@ -99,10 +105,11 @@ def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float
 
 
 def n1_step(instance, oracle, centre, refit_fraction: float, n_jobs: int = 1, exclude=frozenset(),
-            deadline: float | None = None):
+            deadline: float | None = None, improving_only: bool = False):
     """The best exactly re-fitted neighbour in N1(centre) minus ``exclude`` (screen -> re-fit -> best).
 
-    Returns (fit or None, timed_out).
+    With ``improving_only``, only a neighbour strictly better than the centre is wanted (LS's move):
+    candidates proven worse than the centre stop early. Returns (fit or None, timed_out).
     """
     chosen = set(centre.subset)
     outside = [j for j in range(instance.n) if j not in chosen]
@@ -116,7 +123,8 @@ def n1_step(instance, oracle, centre, refit_fraction: float, n_jobs: int = 1, ex
         screened = FixedAlpha(instance, centre.alpha).swap_values(centre.subset)
         return [screened[index[s]] for s in cands]
 
-    return _fit_top(instance, oracle, centre, subsets, scores, refit_fraction, n_jobs, deadline)
+    return _fit_top(instance, oracle, centre, subsets, scores, refit_fraction, n_jobs, deadline,
+                    oracle.neighbour_grams(centre.subset), improving_only)
 
 
 def sample_n2(subset, n: int, n_samples: int, rng: np.random.Generator) -> list:
@@ -186,7 +194,7 @@ class _SwapSearch(Method):
                 return centre, True
             tabu.add(centre.subset)
             best, timed_out = n1_step(instance, oracle, centre, self.refit_fraction, self.n_jobs,
-                                      exclude=tabu, deadline=deadline)
+                                      exclude=tabu, deadline=deadline, improving_only=True)
             info["n1_steps"] = info.get("n1_steps", 0) + 1
             moved = best is not None and instance.better(best.value, centre.value)
             if moved:

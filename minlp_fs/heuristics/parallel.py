@@ -25,20 +25,26 @@ def one_blas_thread():
     return _blas().limit(limits=1)
 
 
-def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float | None = None) -> list:
+def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float | None = None,
+          neighbours=None) -> list:
     """Exact :class:`~minlp_fs.alpha.Fit` of each subset, in the order given.
 
     ``n_jobs`` < 0 means one worker per core. On Ctrl-C, queued candidates are cancelled.
     ``worse_than``: an incumbent value; a candidate proven worse stops early (``Fit.exact`` False).
+    ``neighbours``: the centre's :class:`~minlp_fs.alpha.neighbours.NeighbourGrams` (single swaps).
     """
     subsets = [tuple(s) for s in subsets]
     workers = (os.cpu_count() or 1) if n_jobs < 0 else n_jobs
     workers = max(1, min(workers, len(subsets)))
+
+    def fit(subset):
+        return oracle.solve(subset, warm_start=warm_start, worse_than=worse_than, neighbours=neighbours)
+
     with one_blas_thread():
         if workers == 1:
-            return [oracle.solve(s, warm_start=warm_start, worse_than=worse_than) for s in subsets]
+            return [fit(s) for s in subsets]
         pool = ThreadPoolExecutor(max_workers=workers)
         try:
-            return list(pool.map(lambda s: oracle.solve(s, warm_start=warm_start, worse_than=worse_than), subsets))
+            return list(pool.map(fit, subsets))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

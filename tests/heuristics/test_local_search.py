@@ -183,3 +183,18 @@ def test_registry_and_alpha_start_default():
     inst = synthetic("poly2", "fit", B=3)
     r = get_method("ls").solve(inst)
     check_result(inst, r)
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly3", "rbf"])
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_ls_makes_the_decisions_of_exact_cold_fits(kernel, sense):
+    """The speed-ups (swap-neighbour Grams, early stops against the centre, remembered proofs) change no
+    move: LS ends where LS on libsvm (every neighbour fitted exactly, nothing stopped) ends."""
+    for seed in range(3):
+        inst = synthetic(kernel, sense, B=3, seed=seed, m=80, n_noise=6)
+        start = (0, 4, 5)
+        ours = LocalSearch().solve(inst, start=start)
+        exact = LocalSearch().solve(inst, start=start, oracle=AlphaSubproblem(inst, backend="libsvm"))
+        assert ours.features == exact.features
+        assert ours.objective == pytest.approx(exact.objective, rel=1e-6)
+        assert [t.source for t in ours.trace] == [t.source for t in exact.trace]

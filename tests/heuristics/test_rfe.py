@@ -77,11 +77,11 @@ class InterruptingOracle(AlphaSubproblem):
         super().__init__(inst)
         self.k = k
 
-    def solve(self, subset, warm_start=None, K=None, worse_than=None):
+    def solve(self, subset, warm_start=None, K=None, worse_than=None, neighbours=None):
         self.k -= 1
         if self.k == 0:
             raise KeyboardInterrupt
-        return super().solve(subset, warm_start, K, worse_than)
+        return super().solve(subset, warm_start, K, worse_than, neighbours)
 
 
 @pytest.mark.parametrize("method, k", [(RFE1(), 3), (RFE2(), 12)])

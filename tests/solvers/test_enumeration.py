@@ -202,11 +202,11 @@ def test_keyboard_interrupt_keeps_finished_chunks(synthetic, monkeypatch):
     calls = {"n": 0}
 
     class Interrupting(enumeration.AlphaSubproblem):
-        def solve(self, subset, warm_start=None, K=None, worse_than=None):
+        def solve(self, subset, warm_start=None, K=None, worse_than=None, neighbours=None):
             calls["n"] += 1
             if calls["n"] == 13:
                 raise KeyboardInterrupt
-            return super().solve(subset, warm_start=warm_start, K=K, worse_than=worse_than)
+            return super().solve(subset, warm_start=warm_start, K=K, worse_than=worse_than, neighbours=neighbours)
 
     monkeypatch.setattr(enumeration, "AlphaSubproblem", Interrupting)
     res = Enumeration(chunk_size=5).solve(inst)
