@@ -30,7 +30,7 @@ def test_fill_gives_the_gram_of_the_neighbour_and_the_warm_gradient(kernel, tabl
     grams = oracle.neighbour_grams((0, 1, 2))
     assert (grams.tables is not None) == (tables and kernel == "rbf")
     alpha = feasible_alpha(inst)
-    for subset in [(0, 1, 3), (1, 2, 6), (0, 2, 5)]:
+    for subset in [(0, 1, 3), (1, 2, 6), (0, 2, 5), (0, 1), (1, 2)]:  # swaps and removals
         K, grad = grams.fill(subset, alpha)
         K_ref = inst.gram(subset)
         np.testing.assert_allclose(K, K_ref, rtol=1e-12, atol=1e-14)
@@ -40,8 +40,8 @@ def test_fill_gives_the_gram_of_the_neighbour_and_the_warm_gradient(kernel, tabl
 def test_fill_refuses_subsets_that_are_not_one_swap():
     grams = AlphaSubproblem(instance("rbf")).neighbour_grams((0, 1, 2))
     alpha = feasible_alpha(instance("rbf"))
-    assert grams.swap_of((0, 1, 3)) == (2, 3)
-    for other in [(0, 1, 2), (0, 4, 5), (3, 4, 5), (0, 1)]:
+    assert grams.swap_of((0, 1, 3)) == (2, 3) and grams.swap_of((0, 2)) == (1, None)
+    for other in [(0, 1, 2), (0, 4, 5), (3, 4, 5), (0,), (0, 1, 2, 3), (0, 1, 3, 4)]:
         assert grams.swap_of(other) is None and grams.fill(other, alpha) is None
 
 

@@ -44,7 +44,7 @@ from ..methods import Method
 from ..result import Incumbent
 from .greedy import COUNTEREXAMPLE, greedy_step, uses_lazy
 from .options import check_options
-from .parallel import refit
+from .parallel import on_one_blas_thread, refit
 from .screening import FixedAlpha
 from .starts import resolve_start
 
@@ -122,6 +122,7 @@ class ACSO(Method):
                 else "plain", **info}
         return incumbent.result(self.name, status, oracle.n_solves - solves0, info=info)
 
+    @on_one_blas_thread
     def solve(self, instance, start=None, oracle=None, callback=None):
         oracle, incumbent, solves0, current = self._begin(instance, start, oracle, callback)
         iteration, n_evals, stopped_by = 0, 0, "no_improvement"
@@ -166,6 +167,7 @@ class ACSOStar(ACSO):
                 return fits[:optimal[0] + 1]
         return fits
 
+    @on_one_blas_thread
     def solve(self, instance, start=None, oracle=None, callback=None):
         oracle, incumbent, solves0, centre = self._begin(instance, start, oracle, callback)
         tabu, explored, fits = {centre.subset}, [], {}

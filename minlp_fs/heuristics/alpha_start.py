@@ -18,6 +18,7 @@ from ..errors import InputError
 from ..methods import Method
 from ..result import Incumbent
 from .greedy import greedy_step, uses_lazy
+from .parallel import on_one_blas_thread
 from .screening import FixedAlpha
 
 
@@ -27,6 +28,7 @@ class AlphaStart(Method):
 
     name = "alpha-start"
 
+    @on_one_blas_thread
     def solve(self, instance, start=None, oracle=None, callback=None):
         if start is not None:
             raise InputError("alpha-start builds its own subset and takes no start")

@@ -31,77 +31,19 @@ Both stop at once at a subset attaining the trivial bound in the paper sense (it
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..alpha import AlphaSubproblem
-from ..alpha.oracle import PRUNE_RTOL
 from ..errors import InputError
 from ..methods import Method
 from ..result import Incumbent
 from .options import check_options
-from .parallel import one_blas_thread, refit
+from .parallel import best_refit, on_one_blas_thread
 from .screening import FixedAlpha
 from .starts import resolve_start
-
-
-#: candidates re-fitted between two checks of the deadline and of the pruning bound
-CHUNK = 8
-
-
-def _n_refit(n_candidates: int, fraction: float) -> int:
-    return min(n_candidates, max(1, math.ceil(fraction * n_candidates - 1e-9)))
-
-
-def _fit_top(instance, oracle, centre, candidates: list, scores, fraction: float, n_jobs: int,
-             deadline: float | None, neighbours=None, improving_only: bool = False):
-    """The best exact re-fit among the best ``fraction`` of ``candidates`` by their screening ``scores``.
-
-    ``scores(candidates)`` gives f(alpha_c, beta) at the centre's alpha_c; it is evaluated only when
-    needed. Each re-fit may stop early once duality proves it worse than the best exact value of the
-    previous chunks (``AlphaSubproblem.solve``'s ``worse_than``). Since g(beta) <= f(alpha_c, beta)
-    (and SMO warm-started from alpha_c only decreases f), the screening value is an optimistic bound
-    when g is maximised (fit sense): candidates are then re-fitted best-screened first, and the rest
-    skipped once their bound falls below the best exact value found (by more than ``PRUNE_RTOL``).
-    In the paper sense no chunk starts after a fit attaining the trivial bound (optimal, Remark 1).
-    None of these changes the outcome: ties still go to the first candidate. Re-fits are
-    warm-started from alpha_c, in chunks of ``CHUNK`` (independent of ``n_jobs``, so the same
-    re-fits run for any ``n_jobs``) between which the deadline is checked. Ties go to the first
-    candidate in the given order. ``improving_only``: the caller moves only to a candidate strictly
-    better than the centre, so the centre's value bounds the early stops and the skips from the
-    first chunk on (a candidate proven worse than the centre is never returned; None if all are).
-    Returns (best fit or None, timed_out).
-    """
-    k = _n_refit(len(candidates), fraction)
-    prune = instance.sign < 0 and len(candidates) > CHUNK
-    order = list(range(len(candidates)))
-    if k < len(candidates) or prune:
-        values = scores(candidates)
-        order = sorted(order, key=lambda t: instance.score(values[t]))[:k]
-    best, timed_out = None, False
-    for lo in range(0, len(order), CHUNK):
-        if deadline is not None and time.perf_counter() > deadline:
-            timed_out = True
-            break
-        if best is not None and instance.proves_optimal(best[1].value):
-            break
-        reference = None if best is None else best[1].value
-        if improving_only and (reference is None or instance.better(centre.value, reference)):
-            reference = centre.value
-        if prune and reference is not None and values[order[lo]] < reference - PRUNE_RTOL * abs(reference):
-            break
-        chunk = order[lo:lo + CHUNK]
-        fits = refit(oracle, [candidates[t] for t in chunk], warm_start=centre.alpha, n_jobs=n_jobs,
-                     worse_than=reference, neighbours=neighbours)
-        for t, fit in zip(chunk, fits):
-            if not fit.exact:  # proven worse than the best of the previous chunks: its solve stopped early
-                continue
-            if best is None or (instance.score(fit.value), t) < (instance.score(best[1].value), best[0]):
-                best = (t, fit)
-    return (None if best is None else best[1]), timed_out
 
 
 def n1_step(instance, oracle, centre, refit_fraction: float, n_jobs: int = 1, exclude=frozenset(),
@@ -123,7 +65,7 @@ def n1_step(instance, oracle, centre, refit_fraction: float, n_jobs: int = 1, ex
         screened = FixedAlpha(instance, centre.alpha).swap_values(centre.subset)
         return [screened[index[s]] for s in cands]
 
-    return _fit_top(instance, oracle, centre, subsets, scores, refit_fraction, n_jobs, deadline,
+    return best_refit(instance, oracle, centre, subsets, scores, refit_fraction, n_jobs, deadline,
                     oracle.neighbour_grams(centre.subset), improving_only)
 
 
@@ -168,6 +110,7 @@ class _SwapSearch(Method):
         _check_int(self.name, "seed", self.seed, 0)
         check_options(self)
 
+    @on_one_blas_thread
     def solve(self, instance, start=None, oracle=None, callback=None):
         oracle = oracle if oracle is not None else AlphaSubproblem(instance)
         solves0 = oracle.n_solves
@@ -175,12 +118,11 @@ class _SwapSearch(Method):
         deadline = None if self.time_limit is None else inc.start + self.time_limit
         info = {}
         try:
-            with one_blas_thread():  # small dense products: one BLAS thread (appendix app:param)
-                subset = resolve_start(instance, start, seed=self.seed, oracle=oracle)
-                info["start"] = list(subset)
-                centre = oracle.solve(subset)
-                inc.offer(centre.value, centre.subset, centre.alpha, "start")
-                status = self._search(instance, oracle, inc, centre, deadline, info)
+            subset = resolve_start(instance, start, seed=self.seed, oracle=oracle)
+            info["start"] = list(subset)
+            centre = oracle.solve(subset)
+            inc.offer(centre.value, centre.subset, centre.alpha, "start")
+            status = self._search(instance, oracle, inc, centre, deadline, info)
         except KeyboardInterrupt:
             status = "interrupted"
         if inc.value is None:  # interrupted before the start was evaluated
@@ -249,7 +191,7 @@ class LocalSearchStar(_SwapSearch):
             if not samples:
                 return "converged"
             screen = FixedAlpha(instance, centre.alpha)
-            best, timed_out = _fit_top(instance, oracle, centre, samples,
+            best, timed_out = best_refit(instance, oracle, centre, samples,
                                        lambda cands: [screen.value(s) for s in cands],
                                        self.refit_fraction, self.n_jobs, deadline)
             if best is not None:

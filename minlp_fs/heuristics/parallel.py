@@ -7,11 +7,16 @@ results come back in input order, so the outcome is identical for any ``n_jobs``
 """
 from __future__ import annotations
 
+import functools
+import math
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
 from threadpoolctl import ThreadpoolController
+
+from ..alpha.oracle import PRUNE_RTOL
 
 
 @cache
@@ -23,6 +28,17 @@ def _blas() -> ThreadpoolController:
 def one_blas_thread():
     """Context manager limiting BLAS to one thread (parallelism is across independent solves)."""
     return _blas().limit(limits=1)
+
+
+def on_one_blas_thread(solve):
+    """Decorator: run a method's ``solve`` with one BLAS thread. Its dense products are small (m x m,
+    m <= a few thousand); with more threads OpenBLAS spins, and on a loaded machine a 2 ms product
+    was measured at 20 ms."""
+    @functools.wraps(solve)
+    def wrapper(*args, **kwargs):
+        with one_blas_thread():
+            return solve(*args, **kwargs)
+    return wrapper
 
 
 def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float | None = None,
@@ -48,3 +64,60 @@ def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float |
             return list(pool.map(fit, subsets))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+#: candidates re-fitted between two checks of the deadline and of the pruning bound
+CHUNK = 8
+
+
+def n_refit(n_candidates: int, fraction: float) -> int:
+    return min(n_candidates, max(1, math.ceil(fraction * n_candidates - 1e-9)))
+
+
+def best_refit(instance, oracle, centre, candidates: list, scores, fraction: float, n_jobs: int,
+             deadline: float | None, neighbours=None, improving_only: bool = False):
+    """The best exact re-fit among the best ``fraction`` of ``candidates`` by their screening ``scores``
+    (LS's N1 and N2 steps, RFE2's removals).
+
+    ``scores(candidates)`` gives f(alpha_c, beta) at the centre's alpha_c; it is evaluated only when
+    needed (``scores=None``: never, no skips). Each re-fit may stop early once duality proves it worse than the best exact value of the
+    previous chunks (``AlphaSubproblem.solve``'s ``worse_than``). Since g(beta) <= f(alpha_c, beta)
+    (and SMO warm-started from alpha_c only decreases f), the screening value is an optimistic bound
+    when g is maximised (fit sense): candidates are then re-fitted best-screened first, and the rest
+    skipped once their bound falls below the best exact value found (by more than ``PRUNE_RTOL``).
+    In the paper sense no chunk starts after a fit attaining the trivial bound (optimal, Remark 1).
+    None of these changes the outcome: ties still go to the first candidate. Re-fits are
+    warm-started from alpha_c, in chunks of ``CHUNK`` (independent of ``n_jobs``, so the same
+    re-fits run for any ``n_jobs``) between which the deadline is checked. Ties go to the first
+    candidate in the given order. ``improving_only``: the caller moves only to a candidate strictly
+    better than the centre, so the centre's value bounds the early stops and the skips from the
+    first chunk on (a candidate proven worse than the centre is never returned; None if all are).
+    Returns (best fit or None, timed_out).
+    """
+    k = n_refit(len(candidates), fraction)
+    prune = scores is not None and instance.sign < 0 and len(candidates) > CHUNK
+    order = list(range(len(candidates)))
+    if k < len(candidates) or prune:
+        values = scores(candidates)
+        order = sorted(order, key=lambda t: instance.score(values[t]))[:k]
+    best, timed_out = None, False
+    for lo in range(0, len(order), CHUNK):
+        if deadline is not None and time.perf_counter() > deadline:
+            timed_out = True
+            break
+        if best is not None and instance.proves_optimal(best[1].value):
+            break
+        reference = None if best is None else best[1].value
+        if improving_only and (reference is None or instance.better(centre.value, reference)):
+            reference = centre.value
+        if prune and reference is not None and values[order[lo]] < reference - PRUNE_RTOL * abs(reference):
+            break
+        chunk = order[lo:lo + CHUNK]
+        fits = refit(oracle, [candidates[t] for t in chunk], warm_start=centre.alpha, n_jobs=n_jobs,
+                     worse_than=reference, neighbours=neighbours)
+        for t, fit in zip(chunk, fits):
+            if not fit.exact:  # proven worse than the best of the previous chunks: its solve stopped early
+                continue
+            if best is None or (instance.score(fit.value), t) < (instance.score(best[1].value), best[0]):
+                best = (t, fit)
+    return (None if best is None else best[1]), timed_out

@@ -7,7 +7,9 @@ yields the best f in the instance's sense (the paper's: the smallest f of proble
   (one SVM fit per step; the kernel RFE of Guyon et al.): it is one step of the fixed-alpha greedy
   of :mod:`.greedy`, re-anchored at a fresh alpha after every removal.
 * ``RFE2`` re-fits the SVM for every candidate removal (|S| fits per step, on a thread pool with
-  ``n_jobs``, each warm-started from the current alpha) and keeps the removal of best g.
+  ``n_jobs``, each warm-started from the current alpha) and keeps the removal of best g (ties: the
+  smallest feature index), by :func:`~.parallel.best_refit`: a fit proven worse than the best of the
+  previous chunks stops early, which changes no decision.
 
 Neither takes a start. ``info["elimination_order"]`` lists the removed features, first removed
 first (a scikit-learn ``ranking_`` follows from it). If the time limit or Ctrl-C stops the
@@ -24,7 +26,7 @@ from ..methods import Method
 from ..result import Incumbent
 from .greedy import plain_greedy
 from .options import check_options
-from .parallel import refit
+from .parallel import best_refit, on_one_blas_thread
 from .screening import FixedAlpha
 
 
@@ -39,6 +41,7 @@ class _RFE(Method):
     def _eliminate(self, instance, oracle, kept, fit):
         """(feature to remove, exact fit of the subset without it)."""
 
+    @on_one_blas_thread
     def solve(self, instance, start=None, oracle=None, callback=None):
         oracle = oracle if oracle is not None else AlphaSubproblem(instance)
         incumbent = Incumbent(instance, callback)
@@ -74,7 +77,7 @@ class RFE1(_RFE):
     def _eliminate(self, instance, oracle, kept, fit):
         j = plain_greedy(FixedAlpha(instance, fit.alpha), len(kept) - 1, start=kept).order[0]
         rest = [e for e in kept if e != j]
-        return j, oracle.solve(rest, warm_start=fit.alpha)
+        return j, oracle.solve(rest, warm_start=fit.alpha, neighbours=oracle.neighbour_grams(kept))
 
 
 @dataclass
@@ -85,6 +88,8 @@ class RFE2(_RFE):
     n_jobs: int = 1
 
     def _eliminate(self, instance, oracle, kept, fit):
-        fits = refit(oracle, [[e for e in kept if e != j] for j in kept], warm_start=fit.alpha, n_jobs=self.n_jobs)
-        best = min(range(len(kept)), key=lambda t: (instance.score(fits[t].value), kept[t]))
-        return kept[best], fits[best]
+        removals = [tuple(e for e in kept if e != j) for j in kept]
+        screen = FixedAlpha(instance, fit.alpha)
+        best, _ = best_refit(instance, oracle, fit, removals, lambda cands: [screen.value(s) for s in cands],
+                             1.0, self.n_jobs, None, oracle.neighbour_grams(kept))
+        return next(j for j in kept if j not in best.subset), best
