@@ -9,8 +9,12 @@ __version__ = "0.1.0"
 from .alpha import AlphaSubproblem
 from .api import build_instance, solve
 from .datasets import load_dataset, make_synthetic
-from .estimators import CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector
 from .errors import CapabilityError, InputError, MinlpFsError, SolverUnavailableError
+from .estimators import (
+    CardinalitySVC,
+    DegenerateSelectionWarning,
+    KernelFeatureSelector,
+)
 from .instance import Instance, make_instance
 from .kernels import GaussianKernel, PolynomialKernel, make_kernel
 from .methods import get_method

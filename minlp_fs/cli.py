@@ -16,7 +16,7 @@ from . import __version__
 from .api import build_instance, solve
 from .errors import MinlpFsError
 from .experiments.cli import add_bench_parser, run_bench
-from .methods import REGISTRY, ALIASES, method_class
+from .methods import ALIASES, REGISTRY, method_class
 
 #: options that map to flags of their own (not auto-generated)
 _SHARED = {"time_limit": "time_limit", "seed": "seed", "n_jobs": "jobs", "progress": None}

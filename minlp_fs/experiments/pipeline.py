@@ -20,7 +20,13 @@ from ..methods import canonical_name
 from . import figures, metrics, paper, tables
 from .accuracy import accuracy_grid, accuracy_unit
 from .budget import choose_bmax, measure_qp_time
-from .grids import PARAM_DEFAULTS, PARAM_VALUES, certified_grid, multistart_grid, params_grid
+from .grids import (
+    PARAM_DEFAULTS,
+    PARAM_VALUES,
+    certified_grid,
+    multistart_grid,
+    params_grid,
+)
 from .report import command_line, machine, update_results
 from .runner import read_records, run_units, unit_key
 from .slices import SLICES

@@ -24,8 +24,8 @@ from pathlib import Path
 from joblib import Parallel, delayed, parallel_config
 from tqdm.auto import tqdm
 
+from ..blas import one_blas_thread
 from ..errors import InputError
-from ..heuristics.parallel import one_blas_thread
 
 BACKENDS = ("loky", "dask", "ray")
 

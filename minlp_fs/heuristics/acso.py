@@ -39,12 +39,12 @@ import os
 from dataclasses import dataclass
 
 from ..alpha import AlphaSubproblem
+from ..blas import on_one_blas_thread
 from ..errors import CapabilityError
-from ..methods import Method
+from ..methods import Method, check_options
 from ..result import Incumbent
 from .greedy import COUNTEREXAMPLE, greedy_step, uses_lazy
-from .options import check_options
-from .parallel import on_one_blas_thread, refit
+from .parallel import refit
 from .screening import FixedAlpha
 from .starts import resolve_start
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..alpha import AlphaSubproblem
+from ..blas import on_one_blas_thread
 from ..errors import InputError
 from ..methods import Method
 from ..result import Incumbent
 from .greedy import greedy_step, uses_lazy
-from .parallel import on_one_blas_thread
 from .screening import FixedAlpha
 
 

@@ -37,11 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..alpha import AlphaSubproblem
+from ..blas import on_one_blas_thread
 from ..errors import InputError
-from ..methods import Method
+from ..methods import Method, check_options
 from ..result import Incumbent
-from .options import check_options
-from .parallel import best_refit, on_one_blas_thread
+from .parallel import best_refit
 from .screening import FixedAlpha
 from .starts import resolve_start
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..blas import one_blas_thread
 from ..errors import InputError
 from ..methods import Method, get_method
 from ..result import Result
-from .parallel import one_blas_thread
 from .starts import random_subset
 
 

@@ -7,38 +7,13 @@ results come back in input order, so the outcome is identical for any ``n_jobs``
 """
 from __future__ import annotations
 
-import functools
 import math
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
-
-from threadpoolctl import ThreadpoolController
 
 from ..alpha.oracle import PRUNE_RTOL
-
-
-@cache
-def _blas() -> ThreadpoolController:
-    """Found once: ``threadpool_limits`` rescans the loaded libraries on every call (ms each)."""
-    return ThreadpoolController()
-
-
-def one_blas_thread():
-    """Context manager limiting BLAS to one thread (parallelism is across independent solves)."""
-    return _blas().limit(limits=1)
-
-
-def on_one_blas_thread(solve):
-    """Decorator: run a method's ``solve`` with one BLAS thread. Its dense products are small (m x m,
-    m <= a few thousand); with more threads OpenBLAS spins, and on a loaded machine a 2 ms product
-    was measured at 20 ms."""
-    @functools.wraps(solve)
-    def wrapper(*args, **kwargs):
-        with one_blas_thread():
-            return solve(*args, **kwargs)
-    return wrapper
+from ..blas import one_blas_thread
 
 
 def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float | None = None,

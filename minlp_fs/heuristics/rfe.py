@@ -22,11 +22,11 @@ from abc import abstractmethod
 from dataclasses import dataclass
 
 from ..alpha import AlphaSubproblem
-from ..methods import Method
+from ..blas import on_one_blas_thread
+from ..methods import Method, check_options
 from ..result import Incumbent
 from .greedy import plain_greedy
-from .options import check_options
-from .parallel import best_refit, on_one_blas_thread
+from .parallel import best_refit
 from .screening import FixedAlpha
 
 

@@ -113,7 +113,11 @@ def gms_text(model, title: str = "") -> str:
     """The model as a .gms file in MINLPLib's conventions (see the module docstring)."""
     import pyomo.environ as pyo
     from pyomo.core.base.symbol_map import SymbolMap
-    from pyomo.repn.plugins.gams_writer import StorageTreeChecker, expression_to_string, split_long_line
+    from pyomo.repn.plugins.gams_writer import (
+        StorageTreeChecker,
+        expression_to_string,
+        split_long_line,
+    )
 
     symbols = gms_symbols(model)
     smap = SymbolMap()

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..alpha import AlphaSubproblem
-from ..heuristics.parallel import one_blas_thread
+from ..blas import one_blas_thread
 from ..errors import InputError, MinlpFsError, SolverUnavailableError
 from ..methods import REGISTRY, Method, method_class
 from ..result import Incumbent, Result, TracePoint

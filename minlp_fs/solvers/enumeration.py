@@ -36,10 +36,9 @@ from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from ..alpha import BACKENDS, DEFAULT_TOL, AlphaSubproblem
+from ..blas import one_blas_thread
 from ..errors import InputError
-from ..heuristics.options import check_options
-from ..heuristics.parallel import one_blas_thread
-from ..methods import Method
+from ..methods import Method, check_options
 from ..result import Incumbent
 
 #: swaps between two rebuilds of the base matrix from scratch (bounds floating-point drift)

@@ -19,7 +19,6 @@ import time
 import typing
 from dataclasses import dataclass
 
-
 from .base import Availability, RawSolution, SolverMethod
 from .nlp import check_hessian, make_nlp
 

@@ -28,7 +28,6 @@ from .base import Availability, RawSolution, SolverMethod
 from .nlp import check_hessian, make_nlp
 
 
-
 def eval_fc(kc, cb, request, result, nlp) -> int:
     """Knitro EVALFC callback: objective and constraints at ``request.x``."""
     x = np.asarray(request.x, dtype=float)

@@ -31,8 +31,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..kernels import GaussianKernel, PolynomialKernel
-from ..result import TracePoint
 from ..objective import svm_primal
+from ..result import TracePoint
 from .base import Availability, RawSolution, SolverMethod, indicator, top_b
 
 #: SCIP statuses that are resource limits (the answer is feasible but unproven)
