@@ -120,7 +120,7 @@ class GaussianTables:
 
 
 class NeighbourGrams:
-    """K' and Q' alpha - e of the single-swap neighbours of one centre subset (thread-safe)."""
+    """K' and Q' alpha - e of the single swaps and removals of one centre subset (thread-safe)."""
 
     def __init__(self, instance, centre, tables: GaussianTables | None = None):
         self.instance = instance

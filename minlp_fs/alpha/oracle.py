@@ -102,7 +102,7 @@ class AlphaSubproblem:
         whose ``worse_than`` it already covers (an incumbent at least as good, as after an LS move,
         whose N1 shares n subsets with the previous centre's) returns that Fit without solving.
         ``neighbours``: a :class:`~minlp_fs.alpha.neighbours.NeighbourGrams` of a centre; when the
-        subset is a single swap of it, K and the warm start's gradient come from it in one pass.
+        subset is a single swap or removal of it, K and the warm start's gradient come from it in one pass.
         """
         key = tuple(sorted(int(j) for j in subset))
         if self._cache is not None:
@@ -142,7 +142,7 @@ class AlphaSubproblem:
         return worse_than + self.instance.sign * PRUNE_RTOL * max(abs(worse_than), 1.0)
 
     def neighbour_grams(self, centre) -> NeighbourGrams | None:
-        """The single-swap neighbours' Grams of ``centre`` (None with the libsvm backend), for ``solve``."""
+        """Grams of ``centre``'s single swaps and removals (None with the libsvm backend), for ``solve``."""
         if self.backend != "smo":
             return None
         return NeighbourGrams(self.instance, centre, self._tables)

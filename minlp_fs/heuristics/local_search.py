@@ -66,7 +66,7 @@ def n1_step(instance, oracle, centre, refit_fraction: float, n_jobs: int = 1, ex
         return [screened[index[s]] for s in cands]
 
     return best_refit(instance, oracle, centre, subsets, scores, refit_fraction, n_jobs, deadline,
-                    oracle.neighbour_grams(centre.subset), improving_only)
+                      oracle.neighbour_grams(centre.subset), improving_only)
 
 
 def sample_n2(subset, n: int, n_samples: int, rng: np.random.Generator) -> list:
@@ -192,8 +192,8 @@ class LocalSearchStar(_SwapSearch):
                 return "converged"
             screen = FixedAlpha(instance, centre.alpha)
             best, timed_out = best_refit(instance, oracle, centre, samples,
-                                       lambda cands: [screen.value(s) for s in cands],
-                                       self.refit_fraction, self.n_jobs, deadline)
+                                         lambda cands: [screen.value(s) for s in cands],
+                                         self.refit_fraction, self.n_jobs, deadline)
             if best is not None:
                 inc.offer(best.value, best.subset, best.alpha, "N2")
             if timed_out:

@@ -22,7 +22,7 @@ def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float |
 
     ``n_jobs`` < 0 means one worker per core. On Ctrl-C, queued candidates are cancelled.
     ``worse_than``: an incumbent value; a candidate proven worse stops early (``Fit.exact`` False).
-    ``neighbours``: the centre's :class:`~minlp_fs.alpha.neighbours.NeighbourGrams` (single swaps).
+    ``neighbours``: the centre's :class:`~minlp_fs.alpha.neighbours.NeighbourGrams` (its single swaps and removals).
     """
     subsets = [tuple(s) for s in subsets]
     workers = (os.cpu_count() or 1) if n_jobs < 0 else n_jobs
@@ -46,31 +46,32 @@ CHUNK = 8
 
 
 def n_refit(n_candidates: int, fraction: float) -> int:
+    """max(1, ceil(fraction * n_candidates)), at most n_candidates."""
     return min(n_candidates, max(1, math.ceil(fraction * n_candidates - 1e-9)))
 
 
 def best_refit(instance, oracle, centre, candidates: list, scores, fraction: float, n_jobs: int,
-             deadline: float | None, neighbours=None, improving_only: bool = False):
+               deadline: float | None, neighbours=None, improving_only: bool = False):
     """The best exact re-fit among the best ``fraction`` of ``candidates`` by their screening ``scores``
     (LS's N1 and N2 steps, RFE2's removals).
 
     ``scores(candidates)`` gives f(alpha_c, beta) at the centre's alpha_c; it is evaluated only when
-    needed (``scores=None``: never, no skips). Each re-fit may stop early once duality proves it worse than the best exact value of the
+    needed. Each re-fit may stop early once duality proves it worse than the best exact value of the
     previous chunks (``AlphaSubproblem.solve``'s ``worse_than``). Since g(beta) <= f(alpha_c, beta)
     (and SMO warm-started from alpha_c only decreases f), the screening value is an optimistic bound
     when g is maximised (fit sense): candidates are then re-fitted best-screened first, and the rest
     skipped once their bound falls below the best exact value found (by more than ``PRUNE_RTOL``).
     In the paper sense no chunk starts after a fit attaining the trivial bound (optimal, Remark 1).
-    None of these changes the outcome: ties still go to the first candidate. Re-fits are
-    warm-started from alpha_c, in chunks of ``CHUNK`` (independent of ``n_jobs``, so the same
-    re-fits run for any ``n_jobs``) between which the deadline is checked. Ties go to the first
-    candidate in the given order. ``improving_only``: the caller moves only to a candidate strictly
-    better than the centre, so the centre's value bounds the early stops and the skips from the
-    first chunk on (a candidate proven worse than the centre is never returned; None if all are).
-    Returns (best fit or None, timed_out).
+    ``improving_only``: the caller moves only to a candidate strictly better than the centre, so the
+    centre's value bounds the early stops and the skips from the first chunk on (a candidate proven
+    worse than the centre is never returned; None if all are). None of these changes the outcome.
+    Re-fits are warm-started from alpha_c (``neighbours``: the centre's
+    :class:`~minlp_fs.alpha.neighbours.NeighbourGrams`), in chunks of ``CHUNK`` (independent of
+    ``n_jobs``, so the same re-fits run for any ``n_jobs``) between which the deadline is checked.
+    Ties go to the first candidate in the given order. Returns (best fit or None, timed_out).
     """
     k = n_refit(len(candidates), fraction)
-    prune = scores is not None and instance.sign < 0 and len(candidates) > CHUNK
+    prune = instance.sign < 0 and len(candidates) > CHUNK
     order = list(range(len(candidates)))
     if k < len(candidates) or prune:
         values = scores(candidates)
