@@ -44,11 +44,13 @@ def test_rfe1_discards_the_best_removal_at_the_current_alpha(kernel, sense):
 
 @pytest.mark.parametrize("kernel", ["poly2", "rbf"])
 @pytest.mark.parametrize("sense", ["paper", "fit"])
-def test_rfe2_discards_the_removal_of_best_refit(kernel, sense):
-    inst = instance(kernel, sense)
+@pytest.mark.parametrize("n_noise", [5, 11])
+def test_rfe2_discards_the_removal_of_best_refit(kernel, sense, n_noise):
+    """Replayed with exact cold fits: the early stops and skips (n > CHUNK) change no elimination."""
+    inst = instance(kernel, sense, n_noise=n_noise)
     r = RFE2().solve(inst)
     check_result(inst, r)
-    assert r.n_svm_solves == 1 + sum(range(inst.B + 1, inst.n + 1))
+    assert r.n_svm_solves <= 1 + sum(range(inst.B + 1, inst.n + 1))
     oracle, kept = AlphaSubproblem(inst), list(range(inst.n))
     for j in r.info["elimination_order"]:
         scores = {e: inst.score(oracle.solve(remove(kept, e)).value) for e in kept}
