@@ -1,12 +1,11 @@
 """Kernel matrix and warm-start gradient of a swap neighbour in one compiled pass (LS's N1, Algorithm 1).
 
 A neighbour S' = S - {j_out} + {j_in} of a centre S has K' = phi(base_S - T_out + T_in)
-(a removal S - {j_out}, as in RFE, is the same with T_in = 0)
-(:mod:`minlp_fs.kernels`). SMO warm-started from the centre's alpha first needs
-grad = Q' alpha - e, an O(m^2) product over K', and its first duality check (the early stop of
-:func:`~minlp_fs.alpha.smo.smo_solve`) needs nothing else. :class:`NeighbourGrams` writes K' and
-grad in one pass instead of building K' from the B selected columns and
-multiplying afterwards:
+(:mod:`minlp_fs.kernels`; a removal S - {j_out}, as in RFE, is the same with T_in = 0). SMO
+warm-started from the centre's alpha first needs grad = Q' alpha - e, an O(m^2) product over K',
+and its first duality check (the early stop of :func:`~minlp_fs.alpha.smo.smo_solve`) needs
+nothing else. :class:`NeighbourGrams` writes K' and grad in one pass instead of building K' from
+the B selected columns and multiplying afterwards:
 
 * polynomial: from the centre's base matrix, entry phi(gamma (base_ab - x_out,a x_out,b +
   x_in,a x_in,b) + c): one read, a few multiplications;
@@ -15,8 +14,7 @@ multiplying afterwards:
   (:class:`GaussianTables`, lazily, shared by every centre): one multiplication per entry instead
   of one exp. While the tables would exceed ``TABLE_BYTES`` the exp is computed per entry from D_S.
 
-Each entry is computed from the centre's base in at most two roundings, so values agree with a
-Gram built from scratch to ~1e-15 relative.
+Entries agree with a Gram built from scratch to rounding (tests/test_neighbours.py: 1e-12 relative).
 """
 from __future__ import annotations
 
@@ -32,8 +30,8 @@ TABLE_BYTES = 256 * 2**20
 # Full rows, written in order: measured 1.5-2x faster than the upper triangle with mirrored writes
 # (strided column stores, and the scattered gradient updates keep the loop from vectorising), except
 # where an exp per entry dominates (_fill_rbf).
-# fastmath only reassociates each row's sum: grad is a warm-start gradient, the value of every fit
-# is recomputed from alpha by the package's one objective.
+# fastmath lets LLVM reassociate the row sums and fuse multiply-adds (differences of a few ulps):
+# grad is a warm-start gradient, and the value of every fit is recomputed by the one objective.
 
 
 @njit(cache=True, nogil=True, fastmath=True)

@@ -4,6 +4,7 @@ Each candidate's alpha-subproblem is an independent convex QP (paper sections 3.
 solved on a thread pool (both backends release the GIL) with BLAS limited to one thread per worker,
 so cores are not oversubscribed. Every candidate is warm-started from the same given alpha, and
 results come back in input order, so the outcome is identical for any ``n_jobs``.
+:func:`best_refit` keeps the best of such re-fits, stopping early those proven worse (LS, LS*, RFE2).
 """
 from __future__ import annotations
 
