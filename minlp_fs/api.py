@@ -36,5 +36,6 @@ def solve(instance: Instance, method: str = "ls*", start=None, seed: int = 0, or
         options.setdefault("seed", seed)
     if start is not None and not cls.uses_start:
         raise InputError(f"method {method!r} does not take a start (it builds its own subset)")
+    solver = get_method(method, **options)  # its options are checked before any work on the start
     subset = None if start is None else resolve_start(instance, start, seed=seed, oracle=oracle)
-    return get_method(method, **options).solve(instance, start=subset, oracle=oracle, callback=callback)
+    return solver.solve(instance, start=subset, oracle=oracle, callback=callback)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, check_integer
 
 #: the paper's datasets in the order of its Table 1, with (m, n) of the shared CSVs
 PAPER_DATASETS = {
@@ -117,6 +117,7 @@ def make_synthetic(m: int = 200, n_informative: int = 3, n_noise: int = 7, seed:
     """
     if n_informative < 1 or n_noise < 0 or m < 4:
         raise InputError("synthetic data needs m >= 4, n_informative >= 1 and n_noise >= 0")
+    check_integer("synthetic data", "seed", seed, 0)
     rng = np.random.default_rng(seed)
     X = rng.uniform(size=(m, n_informative + n_noise))
     r = ((X[:, :n_informative] - 0.5) ** 2).sum(axis=1)

@@ -3,6 +3,7 @@
 Every check in the package raises one of these with a message that names the problem,
 so that the command line can print it as one line instead of a traceback.
 """
+from numbers import Integral
 
 
 class MinlpFsError(Exception):
@@ -19,3 +20,9 @@ class SolverUnavailableError(MinlpFsError, RuntimeError):
 
 class CapabilityError(MinlpFsError, ValueError):
     """A method asked of a kernel what it does not offer (e.g. ACSO on a Gaussian kernel)."""
+
+
+def check_integer(owner: str, key: str, value, lowest: int) -> None:
+    """InputError naming ``owner`` and ``key`` unless ``value`` is an integer (not a bool) >= ``lowest``."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < lowest:
+        raise InputError(f"{owner}: {key} must be an integer >= {lowest}; got {value!r}")

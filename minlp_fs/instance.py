@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, check_integer
 from .kernels import Kernel, make_kernel
 from .objective import attains_trivial_bound, dual_objective, trivial_bound
 
@@ -195,6 +195,7 @@ def stratified_rows(y: np.ndarray, m: int, seed: int) -> np.ndarray:
     total = y.size
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 2 <= m <= total:
         raise InputError(f"m = {m!r} rows requested; it must be an integer between 2 and {total}")
+    check_integer("row sampling", "seed", seed, 0)
     rng = np.random.default_rng(seed)
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
     k_pos = int(round(m * pos.size / total))

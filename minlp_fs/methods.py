@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, check_integer
 
 REGISTRY = {
     "enumerate": "minlp_fs.solvers.enumeration:Enumeration",
@@ -114,6 +114,10 @@ def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
+#: integer options and their least value (``seed`` feeds numpy's generators, which refuse negatives)
+_INTEGER_OPTIONS = {"pool_size": 1, "opt_window": 1, "n_samples": 0, "seed": 0}
+
+
 def check_options(method) -> None:
     """Raise InputError, naming the option, for a bad value of any common option a method has."""
     name = getattr(method, "name", type(method).__name__)
@@ -129,8 +133,8 @@ def check_options(method) -> None:
     if "max_iter" in opts and opts["max_iter"] is not None \
             and (not _is_int(opts["max_iter"]) or opts["max_iter"] < 1):
         raise InputError(f"{name}: max_iter must be None or an integer >= 1; got {opts['max_iter']!r}")
-    for key in ("pool_size", "opt_window"):
-        if key in opts and (not _is_int(opts[key]) or opts[key] < 1):
-            raise InputError(f"{name}: {key} must be an integer >= 1; got {opts[key]!r}")
+    for key, lowest in _INTEGER_OPTIONS.items():
+        if key in opts:
+            check_integer(name, key, opts[key], lowest)
     if "allow_nonsubmodular" in opts and not isinstance(opts["allow_nonsubmodular"], bool):
         raise InputError(f"{name}: allow_nonsubmodular must be True or False; got {opts['allow_nonsubmodular']!r}")

@@ -85,11 +85,6 @@ def sample_n2(subset, n: int, n_samples: int, rng: np.random.Generator) -> list:
     return list(seen)
 
 
-def _check_int(method: str, option: str, value, lowest: int):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
-        raise InputError(f"{method}: {option} must be an integer >= {lowest}; got {value!r}")
-
-
 @dataclass
 class _SwapSearch(Method):
     """Options and run loop shared by LS and LS*."""
@@ -107,7 +102,6 @@ class _SwapSearch(Method):
         if isinstance(f, bool) or not isinstance(f, (int, float, np.integer, np.floating)) or not 0 < f <= 1:
             raise InputError(f"{self.name}: refit_fraction must be a number in (0, 1] (the share of N1 "
                              f"re-fitted exactly; 1 = every neighbour, as plain LS); got {f!r}")
-        _check_int(self.name, "seed", self.seed, 0)
         check_options(self)
 
     @on_one_blas_thread
@@ -168,10 +162,6 @@ class LocalSearchStar(_SwapSearch):
     max_iter: int | None = None
 
     name = "ls*"
-
-    def __post_init__(self):
-        super().__post_init__()
-        _check_int(self.name, "n_samples", self.n_samples, 0)
 
     def _search(self, instance, oracle, inc, centre, deadline, info):
         rng = np.random.default_rng(self.seed)

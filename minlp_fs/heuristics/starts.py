@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_integer
 
 START_KINDS = ("alpha-start", "random")
 
@@ -25,6 +25,7 @@ def resolve_start(instance, start, seed: int = 0, oracle=None) -> tuple:
         return tuple(AlphaStart().solve(instance, oracle=oracle).features)
     if isinstance(start, str):
         if start == "random":
+            check_integer("random start", "seed", seed, 0)
             return random_subset(instance.n, instance.B, np.random.default_rng(seed))
         raise InputError(f"unknown start {start!r}; use 'alpha-start', 'random' or a list of feature indices")
     return instance.check_subset(start)

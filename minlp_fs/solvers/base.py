@@ -34,7 +34,7 @@ import numpy as np
 from ..alpha import AlphaSubproblem
 from ..blas import one_blas_thread
 from ..errors import InputError, MinlpFsError, SolverUnavailableError
-from ..methods import REGISTRY, Method, method_class
+from ..methods import REGISTRY, Method, check_options, method_class
 from ..result import Incumbent, Result, TracePoint
 
 
@@ -114,6 +114,7 @@ class SolverMethod(Method):
         if not (isinstance(self.time_limit, (int, float)) and np.isfinite(self.time_limit)
                 and self.time_limit > 0):
             raise InputError(f"time_limit must be a finite number of seconds > 0; got {self.time_limit!r}")
+        check_options(self)
 
     @property
     def scope(self) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..alpha import AlphaSubproblem
 from ..errors import InputError
-from ..methods import Method, canonical_name, get_method, method_class
+from ..methods import Method, canonical_name, check_options, get_method, method_class
 from ..result import Incumbent, Result
 from .base import SolverMethod
 
@@ -49,6 +49,7 @@ class Hybrid(Method):
             raise InputError(f"max_rounds must be an integer >= 1; got {self.max_rounds!r}")
         if not (isinstance(self.time_limit, (int, float)) and self.time_limit > 0):
             raise InputError(f"time_limit must be > 0 seconds; got {self.time_limit!r}")
+        check_options(self)
         self.certifies = solver_cls.certifies
 
     @property
