@@ -77,7 +77,7 @@ class RFE1(_RFE):
     def _eliminate(self, instance, oracle, kept, fit):
         j = plain_greedy(FixedAlpha(instance, fit.alpha), len(kept) - 1, start=kept).order[0]
         rest = [e for e in kept if e != j]
-        return j, oracle.solve(rest, warm_start=fit.alpha, neighbours=oracle.neighbour_grams(kept))
+        return j, oracle.solve(rest, warm_start=fit.alpha)
 
 
 @dataclass
