@@ -161,10 +161,10 @@ class _Chunk:
 
 
 def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float,
-                     stop_at_bound: bool, deadline: float | None) -> _Chunk:
+                     deadline: float | None) -> _Chunk:
     """Solve the alpha-subproblem of every subset of ranks start..stop-1, warm-starting SMO.
 
-    Stops after the first subset at the trivial bound (``stop_at_bound``) or past ``deadline``
+    Stops after the first subset at the trivial bound (paper sense: optimal) or past ``deadline``
     (wall-clock seconds since the epoch); at least one subset is always solved.
     """
     chunk = _Chunk(start)
@@ -181,7 +181,7 @@ def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float,
             elif chunk.best_value is None or instance.better(fit.value, chunk.best_value):
                 chunk.best_rank, chunk.best_value = rank, fit.value
                 chunk.best_subset, chunk.best_alpha = subset, alpha
-            if stop_at_bound and fit.exact and instance.is_degenerate(fit.value):
+            if fit.exact and instance.proves_optimal(fit.value):
                 chunk.hit_bound = True
                 break
             if deadline is not None and time.time() > deadline and rank + 1 < stop:
@@ -229,8 +229,7 @@ class Enumeration(Method):
         ranges = ((a, min(a + size, total)) for a in range(0, total, size))  # lazy: C(n,B) may be huge
         tol = oracle.tol if oracle is not None else DEFAULT_TOL
         deadline = None if self.time_limit is None else time.time() + self.time_limit
-        stop_at_bound = instance.sense == "paper"
-        tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, stop_at_bound, deadline)
+        tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, deadline)
                  for a, b in ranges)
         if self.n_jobs == 1 or total <= size:
             chunks = (f(*args, **kw) for f, args, kw in tasks)
