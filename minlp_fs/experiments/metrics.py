@@ -95,7 +95,8 @@ def _row(key: tuple, entries: list) -> dict:
 
 
 def multistart_summary(records: list) -> dict:
-    """Per instance and method: gaps of every start to the best known; per (sense, method): Table b2-summary.
+    """Per instance and method: gaps of every start to the best known; per (sense, method): Table b2-summary
+    (``rows``); per (sense, dataset, method): the same over the dataset's kernels (``by_dataset``).
 
     The best known of an instance is the best value of any record (any method, start, or the
     enumeration). Spread = gap of the worst start - gap of the best start (None for one run).
@@ -112,7 +113,7 @@ def multistart_summary(records: list) -> dict:
                 certified[key] = value
             continue
         runs[(key, u["method"])].append((value, None if value is None else r["result"]["wall_time_s"]))
-    per_instance, rows = [], defaultdict(list)
+    per_instance, rows, by_dataset = [], defaultdict(list), defaultdict(list)
     for (key, method), vals in runs.items():
         gaps = [None if v is None or key not in best else gap_pct(v, best[key], key[3]) for v, _ in vals]
         ok = [g for g in gaps if g is not None]
@@ -122,16 +123,18 @@ def multistart_summary(records: list) -> dict:
                 "time": _mean([t for _, t in vals])}
         per_instance.append(item)
         rows[(key[3], method)].append(item)
-    table = []
-    for (sense, method), items in rows.items():
-        table.append({"key": (sense, method), "n": len(items),
-                      "gap": _mean([i["gap_best"] for i in items]),
-                      "n_reached": sum(i["gap_best"] is not None and i["gap_best"] <= REACHED_PCT for i in items),
-                      "spread": _mean([i["spread"] for i in items]),
-                      "time": _mean([i["time"] for i in items])})
+        by_dataset[(key[3], key[0], method)].append(item)
     agree = sum(abs(gap_pct(best[k], v, k[3])) <= REACHED_PCT for k, v in certified.items())
-    return {"rows": table, "per_instance": per_instance, "n_certified": len(certified),
-            "n_best_is_certified": agree}
+    return {"rows": _instance_rows(rows), "by_dataset": _instance_rows(by_dataset), "per_instance": per_instance,
+            "n_certified": len(certified), "n_best_is_certified": agree}
+
+
+def _instance_rows(groups: dict) -> list:
+    """Per group of instances: how many, mean best-start gap, # reaching the best known, mean spread and time."""
+    return [{"key": key, "n": len(items), "gap": _mean([i["gap_best"] for i in items]),
+             "n_reached": sum(i["gap_best"] is not None and i["gap_best"] <= REACHED_PCT for i in items),
+             "spread": _mean([i["spread"] for i in items]), "time": _mean([i["time"] for i in items])}
+            for key, items in groups.items()]
 
 
 def params_summary(records: list, defaults: dict) -> dict:

@@ -258,7 +258,8 @@ def render(cfg: BenchConfig, grid, plan, records, meta: dict) -> str:
         ms = metrics.multistart_summary(records)
         for sense in senses:
             lines += [f"#### Sense `{sense}`" + (" (paper: Table b2-summary)" if sense == "paper" else ""), "",
-                      tables.multistart_table(ms, sense), ""]
+                      tables.multistart_table(ms, sense), "", "By dataset (its kernels):", "",
+                      tables.multistart_by_dataset(ms, sense), ""]
             kernels = cfg.pick("kernels")
             box_k = "poly3" if "poly3" in kernels else kernels[0]
             figs += [figures.multistart_box(ms, sense, _fig(cfg, f"box-{box_k}-{sense}"), box_k),

@@ -123,6 +123,24 @@ def multistart_table(summary: dict, sense: str) -> str:
     return markdown(headers, out)
 
 
+def multistart_by_dataset(summary: dict, sense: str) -> str:
+    """Table b2-summary split by dataset: per method, instances whose best start reaches the best known
+    / instances (mean spread %) and mean time per run."""
+    rows = [r for r in summary["by_dataset"] if r["key"][0] == sense]
+    methods = sorted({r["key"][2] for r in rows}, key=method_rank)
+    cells = {r["key"][1:]: r for r in rows}
+    out = []
+    for ds in sorted({r["key"][1] for r in rows}, key=dataset_rank):
+        line = [title(ds)]
+        for method in methods:
+            r = cells.get((ds, method))
+            line += [NONE, NONE] if r is None else \
+                [f"{r['n_reached']}/{r['n']} ({fmt(r['spread'], 1)})", fmt(r["time"])]
+        out.append(line)
+    headers = ["dataset"] + [h for m in methods for h in (f"{m} reached (spread %)", f"{m} time (s)")]
+    return markdown(headers, out)
+
+
 def params_table(summary: dict) -> str:
     """Appendix app:param: per (method, option, value) mean gap to the best configuration and cost."""
     headers = ["method", "option", "value", "cases", "mean gap %", "mean SVM solves", "mean time (s)",

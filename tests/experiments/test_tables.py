@@ -29,6 +29,15 @@ def test_multistart_table():
     assert _row(text, "| ls* |").endswith("| 36 | 0.51 | 32/36 | 6.3 | 2.1-2.9 |")
 
 
+def test_multistart_by_dataset():
+    text = tables.multistart_by_dataset(metrics.multistart_summary(multistart_records()), "paper")
+    assert text.splitlines()[0] == ("| dataset | ls* reached (spread %) | ls* time (s) | acso* reached (spread %) "
+                                    "| acso* time (s) | rfe2 reached (spread %) | rfe2 time (s) |")
+    # ls*: poly3 spread 10 % (gaps 0, 5, 10), rbf spread 20 % (gaps 0, 20): both reach the best known
+    assert _row(text, "| Wholesale |") == "| Wholesale | 2/2 (15.0) | 1.50 | 1/1 (0.0) | 4.00 | 0/1 (–) | 1.00 |"
+    assert tables.multistart_by_dataset(metrics.multistart_summary(multistart_records()), "fit").count("\n") == 1
+
+
 def test_params_table_marks_the_paper_choice_and_single():
     text = tables.params_table(metrics.params_summary(params_records(), DEFAULTS))
     assert "| ls* | refit_fraction | **0.1** | 1 | 0.00 | 40 |" in text
