@@ -18,11 +18,11 @@ import time
 
 import numpy as np
 
-from ..api import solve
 from ..datasets import load_dataset, make_synthetic
 from ..instance import make_instance
 from ..kernels import make_kernel
 from .grids import Grid, usable
+from .units import solve_or_stop
 
 BASELINES = ("all-features", "sk-rfe-linear", "sk-sfs")
 ACCURACY_METHODS = ("ls*", "acso*", "rfe1", "rfe2")
@@ -69,7 +69,7 @@ def _select(unit: dict, X: np.ndarray, y: np.ndarray, svc) -> list:
         return [int(j) for j in np.flatnonzero(sfs.get_support())]
     inst = make_instance(X, y, B=B, kernel=unit["kernel"], C=unit.get("C", 10.0), gamma=unit.get("gamma"),
                          sense=unit["sense"], scaling="none", name=unit["dataset"])
-    return list(solve(inst, method, seed=unit.get("seed", 0)).features)
+    return list(solve_or_stop(inst, method, seed=unit.get("seed", 0)).features)
 
 
 def accuracy_unit(unit: dict, data_dir=None) -> dict:

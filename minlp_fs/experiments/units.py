@@ -27,11 +27,23 @@ def instance_of(unit: dict, data_dir=None):
                           m=unit.get("m"), seed=unit.get("data_seed", 0))
 
 
+def solve_or_stop(instance, method: str, **kwargs):
+    """:func:`minlp_fs.api.solve`, except that a run stopped by Ctrl-C raises ``KeyboardInterrupt``.
+
+    A method returns its incumbent with status ``interrupted`` when Ctrl-C reaches it; that is not
+    the unit's result, so the experiment must stop there and leave the unit to a rerun, not record it.
+    """
+    res = solve(instance, method, **kwargs)
+    if res.status == "interrupted":
+        raise KeyboardInterrupt
+    return res
+
+
 def solve_unit(unit: dict, data_dir=None) -> dict:
     """Run ``unit['method']`` on the unit's instance; the record of :data:`RESULT_FIELDS`."""
     inst = instance_of(unit, data_dir)
-    res = solve(inst, unit["method"], start=unit.get("start"), seed=unit.get("seed", 0),
-                **unit.get("options", {}))
+    res = solve_or_stop(inst, unit["method"], start=unit.get("start"), seed=unit.get("seed", 0),
+                        **unit.get("options", {}))
     full = res.to_dict()
     record = {k: v for k, v in full.items() if k in RESULT_FIELDS}
     record["info"] = {k: v for k, v in full["info"].items()

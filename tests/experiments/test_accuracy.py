@@ -22,13 +22,13 @@ def test_kernel_svc_computes_our_kernel(name):
 
 def test_selection_sees_only_the_training_rows(monkeypatch):
     seen = {}
-    real = accuracy.solve
+    real = accuracy.solve_or_stop
 
     def spy(instance, method, **kw):
         seen["m"] = instance.m
         return real(instance, method, **kw)
 
-    monkeypatch.setattr(accuracy, "solve", spy)
+    monkeypatch.setattr(accuracy, "solve_or_stop", spy)
     unit = {"dataset": "synthetic", "kernel": "poly2", "B": 3, "sense": "fit", "method": "rfe1", "fold": 1,
             "n_folds": 5, "seed": 0}
     rec = accuracy.accuracy_unit(unit)

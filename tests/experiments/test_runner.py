@@ -98,3 +98,25 @@ def test_unknown_backend_and_stray_scheduler_are_input_errors(tmp_path):
         run_units(UNITS, square, tmp_path / "r.jsonl", backend="spark", progress=False)
     with pytest.raises(InputError, match="scheduler"):
         run_units(UNITS, square, tmp_path / "r.jsonl", backend="loky", scheduler="tcp://x:1", progress=False)
+
+
+def test_a_method_stopped_by_ctrl_c_stops_the_run_and_is_not_recorded(tmp_path, monkeypatch):
+    # Ctrl-C inside LS* makes it return its incumbent with status 'interrupted' (here raised from its
+    # callback, as SIGINT would be); that run is not the unit's result and must stay to do
+    from minlp_fs.experiments import units
+
+    real = units.solve
+
+    def ctrl_c_inside(inst, method, **kwargs):
+        def stop(*args, **kw):
+            raise KeyboardInterrupt
+        return real(inst, method, callback=stop, **kwargs)
+
+    unit = {"dataset": "synthetic", "kernel": "poly2", "B": 2, "sense": "fit", "method": "ls*", "seed": 0}
+    assert units.solve_unit(unit)["result"]["status"] == "converged"
+    monkeypatch.setattr(units, "solve", ctrl_c_inside)
+    with pytest.raises(KeyboardInterrupt):
+        units.solve_unit(unit)
+    raw = tmp_path / "raw.jsonl"
+    s = run_units([unit, {**unit, "seed": 1}], units.solve_unit, raw, progress=False)
+    assert s.interrupted and s.n_run == 0 and read_records(raw) == []
