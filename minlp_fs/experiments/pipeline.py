@@ -198,7 +198,7 @@ def _header(cfg: BenchConfig, grid, records, meta: dict) -> list:
     if cfg.quick:
         full = f"minlp-fs bench {cfg.experiment} --jobs {max(2, cfg.jobs)}" + (
             " --data-dir DIR" if cfg.data_dir else "")
-        lines.append(f"- this is the quick slice; the full grid remains to be run: `{full}`")
+        lines.append(f"- this is the quick slice of the full grid, `{full}`")
     return lines + [""]
 
 
