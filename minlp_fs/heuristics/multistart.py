@@ -25,7 +25,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..blas import one_blas_thread
-from ..errors import InputError
+from ..errors import InputError, check_integer
 from ..methods import Method, get_method
 from ..result import Result
 from .starts import random_subset
@@ -108,8 +108,7 @@ def multistart(method, instance, k: int = 10, seed: int = 0, n_jobs: int = 1,
     if not isinstance(method, Method) or not method.uses_start:
         raise InputError(f"multistart needs a start-dependent method (such as ls, ls*, acso); "
                          f"{getattr(method, 'name', method)!r} takes no start")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(f"k (number of starts) must be an integer >= 1; got {k!r}")
+    check_integer("multistart", "k (number of starts)", k, 1)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise InputError(f"n_jobs must be a non-zero integer (-1 = all cores); got {n_jobs!r}")
     t0 = time.perf_counter()

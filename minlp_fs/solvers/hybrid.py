@@ -18,7 +18,7 @@ import typing
 from dataclasses import dataclass
 
 from ..alpha import AlphaSubproblem
-from ..errors import InputError
+from ..errors import InputError, check_integer
 from ..methods import Method, canonical_name, check_options, get_method, method_class
 from ..result import Incumbent, Result
 from .base import SolverMethod
@@ -45,8 +45,7 @@ class Hybrid(Method):
         if not method_class(self.heuristic).uses_start:
             raise InputError(f"hybrid needs a heuristic that starts from a subset (ls*, acso*), "
                              f"not {self.heuristic!r}")
-        if isinstance(self.max_rounds, bool) or not isinstance(self.max_rounds, int) or self.max_rounds < 1:
-            raise InputError(f"max_rounds must be an integer >= 1; got {self.max_rounds!r}")
+        check_integer(self.name, "max_rounds", self.max_rounds, 1)
         if not (isinstance(self.time_limit, (int, float)) and self.time_limit > 0):
             raise InputError(f"time_limit must be > 0 seconds; got {self.time_limit!r}")
         check_options(self)

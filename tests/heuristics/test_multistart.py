@@ -91,7 +91,8 @@ def test_bad_input():
     inst = instance()
     with pytest.raises(InputError, match="start-dependent"):
         multistart(_NoStart(), inst)
-    with pytest.raises(InputError, match="k"):
-        multistart("ls", inst, k=0)
+    for bad in (0, True, 2.5):
+        with pytest.raises(InputError, match=r"multistart: k \(number of starts\) must be an integer >= 1"):
+            multistart("ls", inst, k=bad)
     with pytest.raises(InputError, match="n_jobs"):
         multistart("ls", inst, n_jobs=0)

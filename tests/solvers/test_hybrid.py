@@ -26,8 +26,9 @@ def test_registry_name_sets_the_solver():
         get_method("hybrid:ls")
     with pytest.raises(InputError, match="starts from a subset"):
         get_method("hybrid:scip", heuristic="rfe1")
-    with pytest.raises(InputError, match="max_rounds"):
-        get_method("hybrid:scip", max_rounds=0)
+    for bad in (0, True, 2.5):
+        with pytest.raises(InputError, match="hybrid: max_rounds must be an integer >= 1"):
+            get_method("hybrid:scip", max_rounds=bad)
 
 
 def test_hybrid_scip_is_certified_at_the_enumerated_optimum():
