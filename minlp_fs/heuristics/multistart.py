@@ -96,6 +96,7 @@ class MultistartResult:
 
 def shared_starts(instance, k: int, seed: int) -> list:
     """The k random starts every method gets for this seed."""
+    check_integer("multistart", "seed", seed, 0)
     rng = np.random.default_rng(seed)
     return [random_subset(instance.n, instance.B, rng) for _ in range(k)]
 

@@ -96,3 +96,5 @@ def test_bad_input():
             multistart("ls", inst, k=bad)
     with pytest.raises(InputError, match="n_jobs"):
         multistart("ls", inst, n_jobs=0)
+    with pytest.raises(InputError, match="multistart: seed must be an integer >= 0; got -1"):
+        multistart("ls", inst, seed=-1)
