@@ -1,0 +1,131 @@
+"""Two versions of the package side by side: the same methods on the same instances, timed in one run.
+
+    python benchmarks/bench_versions.py --old REV [--data-dir ../shared/datasets] [--repeats 3] [--quick]
+
+``REV`` is any git revision of this repository (a tag, a commit, ``main~3``). Its tree is checked out
+into a temporary git worktree; each repetition then runs the whole workload once in a fresh process
+per version, alternating old and new (old, new, old, new, ...), so both see the same machine load.
+Each process first runs one small warm-up of every method (numba's compiled code loaded), then every
+case on one BLAS thread. Per case and version the minimum wall time over the repetitions is kept, with
+the objective and the SVM solves of the last repetition; the table gives old/new time ratios (> 1: the
+new version is faster) and says whether both versions reached the same objective (to 1e-6 relative,
+the accuracy of every value). The section ``bench_versions`` of RESULTS.md is replaced.
+
+The workload (:data:`CASES`) is the LS speed table's instances (bench_heuristics.py) with LS, LS*,
+ACSO* (polynomial kernels), RFE2 and the alpha-start in the paper's sense, plus one enumeration.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+#: (dataset, kernel, B, sense, method)
+CASES = [
+    *[(d, k, B, "paper", meth)
+      for d, k, B in [("wholesale", "rbf", 4), ("bcw", "poly2", 3), ("cleveland", "poly3", 4),
+                      ("parkinsons", "rbf", 7), ("bcd", "poly2", 6), ("ionosphere", "rbf", 7),
+                      ("sonar", "rbf", 6)]
+      for meth in ["alpha-start", "ls", "ls*", "rfe2"]],
+    *[(d, k, B, "paper", "acso*") for d, k, B in [("bcw", "poly2", 3), ("cleveland", "poly3", 4),
+                                                  ("bcd", "poly2", 6), ("ionosphere", "poly3", 10)]],
+    ("ionosphere", "poly3", 10, "paper", "ls*"),
+    ("cleveland", "poly2", 3, "fit", "enumerate"),
+]
+QUICK = [c for c in CASES if c[0] in ("bcw", "cleveland")]
+
+#: the code each process runs: warm up, then time every case; prints one JSON object per case
+WORKER = r"""
+import json, sys, time
+from threadpoolctl import threadpool_limits
+from minlp_fs.api import solve
+from minlp_fs.datasets import load_dataset, make_synthetic
+from minlp_fs.instance import make_instance
+cases, data_dir = json.loads(sys.argv[1]), sys.argv[2]
+with threadpool_limits(1):
+    d = make_synthetic(m=60, seed=0)
+    for method in sorted({c[4] for c in cases}):
+        solve(make_instance(d.X, d.y, B=3, kernel="poly2"), method=method)
+    for name, kernel, B, sense, method in cases:
+        data = load_dataset(name, data_dir)
+        inst = make_instance(data.X, data.y, B=B, kernel=kernel, sense=sense, name=data.name)
+        t0 = time.perf_counter()
+        res = solve(inst, method=method)
+        wall = time.perf_counter() - t0
+        print(json.dumps({"case": [name, kernel, B, sense, method], "wall": wall,
+                          "objective": res.objective, "solves": res.n_svm_solves}), flush=True)
+"""
+
+
+def run_version(checkout: Path, cases, data_dir: str) -> dict:
+    """One process importing ``minlp_fs`` from ``checkout``; case (as a tuple) -> its row."""
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    out = subprocess.run([sys.executable, "-c", WORKER, json.dumps(cases), data_dir], cwd=checkout, env=env,
+                         check=True, capture_output=True, text=True).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return {tuple(r["case"]): r for r in rows}
+
+
+def table(results: dict, cases) -> str:
+    lines = ["| dataset | kernel | B | sense | method | old (s) | new (s) | old / new | old solves | new solves "
+             "| same objective |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    tot = {"old": 0.0, "new": 0.0}
+    for case in map(tuple, cases):
+        o, n = results["old"][case], results["new"][case]
+        tot["old"] += o["wall"]
+        tot["new"] += n["wall"]
+        same = abs(o["objective"] - n["objective"]) <= 1e-6 * max(1.0, abs(o["objective"]))
+        lines.append(f"| {' | '.join(map(str, case))} | {o['wall']:.3f} | {n['wall']:.3f} | "
+                     f"{o['wall'] / n['wall']:.2f}x | {o['solves']} | {n['solves']} | {same} |")
+    lines.append(f"| total | | | | | {tot['old']:.2f} | {tot['new']:.2f} | {tot['old'] / tot['new']:.2f}x | | | |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--old", required=True, help="git revision to compare against the working tree")
+    ap.add_argument("--data-dir", default=os.environ.get("MINLP_FS_DATA") or str(ROOT.parent / "shared" / "datasets"))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="bcw and cleveland only")
+    ap.add_argument("--output", default=str(HERE / "RESULTS.md"))
+    args = ap.parse_args(argv)
+    from minlp_fs.experiments.report import machine, write_section
+
+    cases = [list(c) for c in (QUICK if args.quick else CASES)]
+    t0 = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old), args.old], cwd=ROOT, check=True)
+        old_sha = subprocess.run(["git", "rev-parse", "--short", args.old], cwd=ROOT, check=True,
+                                 capture_output=True, text=True).stdout.strip()
+        try:
+            results = {"old": {}, "new": {}}
+            for rep in range(args.repeats):
+                for version, checkout in (("old", old), ("new", ROOT)):
+                    print(f"repetition {rep + 1}/{args.repeats}: {version}", file=sys.stderr, flush=True)
+                    for case, row in run_version(checkout, cases, args.data_dir).items():
+                        best = results[version].get(case)
+                        if best is None or row["wall"] < best["wall"]:
+                            results[version][case] = row
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
+    text = (f"## Two versions side by side (bench_versions.py)\n\nCommand: `python benchmarks/bench_versions.py "
+            f"{' '.join(sys.argv[1:] if argv is None else argv)}` (from the repository root); old = {old_sha}, new = "
+            f"the working tree. Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, total "
+            f"{time.time() - t0:.0f} s.\nMachine: {machine()}. Wall time of `solve()` per case, the minimum over "
+            f"{args.repeats} repetitions, old and new in alternating processes, one BLAS thread, after a warm-up.\n\n"
+            + table(results, cases))
+    write_section(args.output, "bench_versions", text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
