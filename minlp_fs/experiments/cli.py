@@ -73,7 +73,8 @@ def store_warnings_on_stderr():
 
 
 def run_bench(args) -> int:
-    """Run the experiment ``args`` names; 0 when complete, 1 if units failed, 130 when interrupted."""
+    """Run the experiment ``args`` names; 0 when complete, 1 if units failed or a worker died, 130 when
+    interrupted."""
     with store_warnings_on_stderr():
         if getattr(args, "dry_run", False):
             print(dry_run(config_from_args(args)))
@@ -87,7 +88,10 @@ def run_bench(args) -> int:
           + (" (interrupted: rerun the same command to resume)" if summary.interrupted else ""), file=sys.stderr)
     for line in summary.errors[:10]:
         print(f"  failed: {line}", file=sys.stderr)
-    return 130 if summary.interrupted else (1 if summary.n_errors else 0)
+    if summary.worker_died:
+        print(f"stopped: a worker process died in the middle of a unit ({summary.worker_died}); the units it "
+              "had not finished are run by the next run of the same command", file=sys.stderr)
+    return 130 if summary.interrupted else (1 if summary.n_errors or summary.worker_died else 0)
 
 
 def main(argv=None) -> int:

@@ -9,13 +9,14 @@ address, or a local cluster) or Ray (``ray.util.joblib``) — no scheduler of ou
 Each record is appended to the raw file (the results store, :mod:`~minlp_fs.experiments.store`:
 JSON lines, one writer at a time) as soon as its unit finishes. A record's key is its unit
 (canonical JSON): a rerun skips the units answered in the file, runs again the units whose record
-is a failure (``error``), and resumes where the previous run stopped. Ctrl-C stops the run and
-keeps what was written.
+is a failure (``error``), and resumes where the previous run stopped. Ctrl-C, or a worker process
+killed in the middle of a unit, stops the run and keeps what was written.
 """
 from __future__ import annotations
 
 import contextlib
 import time
+from concurrent.futures import BrokenExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,6 +105,7 @@ class RunSummary:
     n_run: int = 0
     n_errors: int = 0
     interrupted: bool = False
+    worker_died: str | None = None
     wall_time_s: float = 0.0
     errors: list = field(default_factory=list)
 
@@ -156,6 +158,8 @@ def _run(todo, fn, append, summary, n_jobs, backend, scheduler, progress, contex
                 bar.update(1)
     except KeyboardInterrupt:
         summary.interrupted = True
+    except BrokenExecutor as exc:  # a worker process killed mid-unit (out of memory, a signal): stop, keep the file
+        summary.worker_died = str(exc).splitlines()[0]
     finally:
         if results is not None and hasattr(results, "close"):
             results.close()
