@@ -9,6 +9,7 @@ times nothing and writes nothing.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 from pathlib import Path
@@ -19,7 +20,7 @@ from .grids import solver_budget
 from .registry import EXPERIMENTS
 from .report import command_line, machine, update_results
 from .runner import run_units
-from .store import read_json, read_records, unit_key, writable_folder, write_json, write_text
+from .store import read_json, read_records, unit_key, writable_folder, write_json, write_text, writer
 from .units import OWN_METHODS
 
 
@@ -46,17 +47,18 @@ def run_experiment(cfg: BenchConfig):
     for kind in ("raw", "tables", "figures"):
         writable_folder(cfg.path(kind, "").parent)
     experiment = EXPERIMENTS[cfg.experiment]
-    grid, plan = experiment.build(cfg, cfg.run)
     summary, meta_path, raw = None, cfg.path("raw", ".meta.json"), cfg.path("raw", ".jsonl")
-    if cfg.run:
-        summary = run_units(grid.units, experiment.unit, raw, n_jobs=cfg.jobs, backend=cfg.backend,
-                            scheduler=cfg.scheduler, progress=cfg.progress, context={"data_dir": cfg.data_dir},
-                            desc=cfg.tag)
-        write_json(meta_path, {
-            "command": command_line(), "machine": machine(), "date": datetime.date.today().isoformat(),
-            "workers": f"{cfg.jobs} worker(s), joblib backend `{cfg.backend}`",
-            "last_run": f"{summary.n_run} run, {summary.n_skipped} resumed from the file, "
-                        f"{summary.wall_time_s / 60:.1f} min wall" + (", interrupted" if summary.interrupted else "")})
+    with writer(raw) if cfg.run else contextlib.nullcontext() as append:  # one run per --out: its lock first
+        grid, plan = experiment.build(cfg, cfg.run)
+        if cfg.run:
+            summary = run_units(grid.units, experiment.unit, raw, n_jobs=cfg.jobs, backend=cfg.backend,
+                                scheduler=cfg.scheduler, progress=cfg.progress, context={"data_dir": cfg.data_dir},
+                                desc=cfg.tag, append=append)
+            write_json(meta_path, {
+                "command": command_line(), "machine": machine(), "date": datetime.date.today().isoformat(),
+                "workers": f"{cfg.jobs} worker(s), joblib backend `{cfg.backend}`",
+                "last_run": f"{summary.n_run} run, {summary.n_skipped} resumed from the file, "
+                            f"{summary.wall_time_s / 60:.1f} min wall" + (", interrupted" if summary.interrupted else "")})
     keys = {unit_key(u) for u in grid.units}
     records = [r for r in read_records(raw) if unit_key(r["unit"]) in keys]
     lines, figs = experiment.render(cfg, grid, plan, records)

@@ -111,16 +111,17 @@ class RunSummary:
 
 
 def run_units(units, fn, raw_path, n_jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
-              progress: bool = True, context: dict | None = None, desc: str = "units") -> RunSummary:
+              progress: bool = True, context: dict | None = None, desc: str = "units", append=None) -> RunSummary:
     """Run the units not answered in ``raw_path`` and append one record per unit as it finishes.
 
     ``fn(unit, **context)`` must be a module-level function (it is pickled to the workers) and
     return a JSON-ready dict; the record is that dict plus ``unit`` and ``unit_time_s`` (or
     ``error`` when ``fn`` raised). Duplicate units run once; units whose record is a failure run
-    again. The file is locked for the run (:func:`~minlp_fs.experiments.store.writer`).
+    again. The file is locked for the run (:func:`~minlp_fs.experiments.store.writer`), unless the
+    caller holds its lock already and passes the writer's ``append``.
     """
     raw_path = Path(raw_path)
-    with writer(raw_path) as append:
+    with contextlib.nullcontext(append) if append is not None else writer(raw_path) as append:
         records = read_records(raw_path)
         done = {unit_key(r["unit"]) for r in records if not failed(r)}
         retry = {unit_key(r["unit"]) for r in records if failed(r)}

@@ -199,3 +199,16 @@ def test_a_new_experiment_is_one_registry_entry(tmp_path, monkeypatch):
 
 def square_unit(unit, data_dir=None):
     return {"y": unit["x"] ** 2}
+
+
+def test_a_second_bench_run_on_the_same_out_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    from minlp_fs.experiments.store import writer
+
+    _no_timing(monkeypatch)  # the lock comes before the QP times are measured
+    with writer(tmp_path / "experiments" / "raw" / "certified-quick.jsonl"):
+        assert main([*CERT, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "is being written by another run (pid" in err
+    raw = tmp_path / "experiments" / "raw"
+    assert [p.name for p in raw.iterdir()] == ["certified-quick.jsonl"]  # the first writer's, empty
+    assert (raw / "certified-quick.jsonl").read_text() == ""

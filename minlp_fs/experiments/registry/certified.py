@@ -71,10 +71,19 @@ def build(cfg: BenchConfig, measure: bool = True):
     return grid, p
 
 
+def _unmeasured(plan) -> list:
+    return [p.dataset for p in plan if math.isnan(p.qp_time_s)]
+
+
+def _hours(plan, digits: int) -> str:
+    """Estimated wall hours of the plan's enumeration ("unknown" while a QP time is unmeasured)."""
+    return "unknown" if _unmeasured(plan) else f"{sum(p.hours for p in plan):.{digits}f} h"
+
+
 def plan_lines(cfg: BenchConfig, grid, plan) -> list:
-    unmeasured = [p.dataset for p in plan if math.isnan(p.qp_time_s)]
+    unmeasured = _unmeasured(plan)
     lines = ["", tables.coverage_table(plan, [], n_cores()),
-             f"\nestimated enumeration: {sum(p.hours for p in plan):.2f} h wall on {os.cpu_count()} core(s)"]
+             f"\nestimated enumeration: {_hours(plan, 2)} wall on {os.cpu_count()} core(s)"]
     if unmeasured:
         lines.append(f"QP time not measured yet for {', '.join(unmeasured)} (the run measures it, about 1.5 s per "
                      "dataset and kernel): their B_max is bounded by C(n, B) <= 1e8 and n/2 only")
@@ -98,7 +107,7 @@ def render(cfg: BenchConfig, grid, plan, records) -> tuple:
     if cfg.quick and full.path("raw", ".qp_times.json").is_file():
         full_grid, p = build(full, measure=False)
         lines += [f"Plan of the full grid (`minlp-fs bench certified --dry-run`, {full.pick('hours'):g} h per "
-                  f"dataset{_load_note(full)}): {sum(x.hours for x in p):.1f} h of enumeration in all; "
+                  f"dataset{_load_note(full)}): {_hours(p, 1)} of enumeration in all; "
                   f"{solver_budget(full_grid.units)}; not run yet.", "",
                   tables.coverage_table(p, [], n_cores()), ""]
     summ = metrics.certified_summary(records)
