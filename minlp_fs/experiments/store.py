@@ -128,7 +128,10 @@ def writer(path):
     writable_folder(path.parent)
     lock = _lock_path(path)
     while True:  # the lock file may be replaced between open and flock: lock the file that is there
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise InputError(f"cannot write the lock file {lock}: {exc.strerror or exc}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
