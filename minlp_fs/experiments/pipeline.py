@@ -62,7 +62,8 @@ def run_experiment(cfg: BenchConfig):
     keys = {unit_key(u) for u in grid.units}
     records = [r for r in read_records(raw) if unit_key(r["unit"]) in keys]
     lines, figs = experiment.render(cfg, grid, plan, records)
-    lines = _header(cfg, grid, records, read_json(meta_path)) + lines + ["", "Figures:", ""] + [cfg.link(f) for f in figs]
+    lines = _header(cfg, grid, records, read_json(meta_path)) + lines
+    lines += ["", "Figures:", ""] + [cfg.link(f) for f in figs]
     path = cfg.path("tables", ".md")
     write_text(path, "\n".join(lines) + "\n")
     update_results(Path(cfg.out) / "RESULTS.md", Path(cfg.out) / "experiments" / "tables", tuple(EXPERIMENTS))

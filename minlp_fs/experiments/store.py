@@ -138,7 +138,7 @@ def writer(path):
             holder = os.read(fd, 64).decode(errors="replace").strip() or "unknown"
             os.close(fd)
             raise InputError(f"{path} is being written by another run (pid {holder}, lock file {lock}); "
-                             "wait for it to finish, or give this run another --out") from None
+                             "wait for it to finish, or write to another output folder (--out)") from None
         try:
             same = os.fstat(fd).st_ino == os.stat(lock).st_ino
         except FileNotFoundError:

@@ -87,7 +87,7 @@ def test_a_failure_is_superseded_by_a_later_answer_without_a_duplicate_warning(t
 def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path):
     raw = tmp_path / "raw.jsonl"
     with writer(raw):
-        with pytest.raises(InputError, match=rf"being written by another run \(pid {os.getpid()}.*another --out"):
+        with pytest.raises(InputError, match=rf"written by another run \(pid {os.getpid()}.*another output folder"):
             run_units(UNITS, square, raw, progress=False)
     assert not (tmp_path / "raw.jsonl.lock").exists()
     assert run_units(UNITS, square, raw, progress=False).n_run == 4
