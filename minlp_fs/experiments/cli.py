@@ -62,9 +62,13 @@ def config_from_args(args) -> BenchConfig:
 
 @contextlib.contextmanager
 def store_warnings_on_stderr():
-    """Print the results store's warnings (skipped lines, duplicates, damaged side files) as one line each."""
+    """Print the results store's warnings (skipped lines, duplicates, damaged side files) once, one line each."""
+    shown = set()
+
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"warning: {message}", file=sys.stderr)
+        if str(message) not in shown:
+            shown.add(str(message))
+            print(f"warning: {message}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.simplefilter("always", StoreWarning)

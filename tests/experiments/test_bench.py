@@ -212,3 +212,17 @@ def test_a_second_bench_run_on_the_same_out_is_refused_before_any_work(tmp_path,
     raw = tmp_path / "experiments" / "raw"
     assert [p.name for p in raw.iterdir()] == ["certified-quick.jsonl"]  # the first writer's, empty
     assert (raw / "certified-quick.jsonl").read_text() == ""
+
+
+def test_lines_that_are_not_records_are_named_once_and_the_run_goes_on(tmp_path, capsys):
+    argv = [*CERT, "--out", str(tmp_path)]
+    assert main(argv) == 0
+    raw = tmp_path / "experiments" / "raw" / "certified-quick.jsonl"
+    with raw.open("a") as fh:
+        fh.write('42\nnull\n[]\n{}\n{"unit": {"dataset"')
+    capsys.readouterr()
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "cut a torn last line (line 17)" in err and "Traceback" not in err
+    assert err.count("skipped 4 line(s) that are not records (line 13, 14, 15, 16)") == 1
+    assert "0 units run, 12 already in the raw file" in err
