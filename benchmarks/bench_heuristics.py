@@ -30,11 +30,12 @@ from tqdm.auto import tqdm
 
 from minlp_fs.datasets import PAPER_DATASETS, load_dataset, make_synthetic
 from minlp_fs.errors import CapabilityError
+from minlp_fs.experiments.store import read_records, writer
 from minlp_fs.instance import make_instance
 from minlp_fs.methods import get_method, method_class
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import append_jsonl, default_data_dir, read_jsonl, write_section  # noqa: E402
+from _common import default_data_dir, write_section  # noqa: E402
 from reference_ls import straightforward_ls  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -79,14 +80,19 @@ def case_key(row) -> tuple:
     return row["dataset"], row["kernel"], row["B"], row["sense"], row["C"], row["gamma"]
 
 
+def row_key(row) -> tuple:
+    """What a row of results/heuristics.jsonl answers: its case and method."""
+    return case_key(row) + (row["method"],)
+
+
 def load_rows() -> list:
-    return read_jsonl(RESULTS)
+    return read_records(RESULTS, row_key)
 
 
 def run_grid(args, methods, grid) -> int:
     """Run the (case, method) pairs not yet in the results file (of ``--datasets`` only, if given);
     returns (how many ran, interrupted)."""
-    done = {case_key(r) + (r["method"],) for r in load_rows()}
+    done = {row_key(r) for r in load_rows()}
     todo = []
     for ds in args.datasets or grid["datasets"]:
         n = PAPER_DATASETS[ds][1]
@@ -98,7 +104,7 @@ def run_grid(args, methods, grid) -> int:
                         todo.append((ds, kernel, f, B, m))
     data, n_done = {}, 0
     try:
-        with tqdm(todo, desc="heuristics grid") as bar:
+        with writer(RESULTS) as append, tqdm(todo, desc="heuristics grid") as bar:
             for ds, kernel, f, B, m in bar:
                 bar.set_postfix_str(f"{ds} {kernel} B={B} {m}")
                 if ds not in data:
@@ -116,7 +122,7 @@ def run_grid(args, methods, grid) -> int:
                         raise KeyboardInterrupt
                     row.update(applicable=True, objective=r.objective, features=r.features, status=r.status,
                                n_svm_solves=r.n_svm_solves, wall_time_s=r.wall_time_s, degenerate=r.degenerate)
-                append_jsonl(RESULTS, row)
+                append(row)
                 n_done += 1
     except KeyboardInterrupt:
         print(f"interrupted: {n_done} of {len(todo)} runs recorded, the run in progress dropped; "

@@ -44,9 +44,10 @@ from tqdm.auto import tqdm
 
 from minlp_fs.api import build_instance, solve
 from minlp_fs.datasets import PAPER_DATASETS
+from minlp_fs.experiments.store import read_records, writer
 from minlp_fs.methods import method_class
 
-from _common import HERE, add_io_args, append_jsonl, command, machine, read_jsonl, write_section
+from _common import HERE, add_io_args, command, machine, write_section
 
 RESULTS = HERE / "results" / "solvers.jsonl"
 PAPER_CSV = HERE / "paper_baron.csv"
@@ -64,6 +65,12 @@ RATIO_CASES = [("cleveland", 2, 50), ("cleveland", 2, 200), ("ionosphere", 3, 10
 RATIO_VARIANTS = ("ipopt", "ipopt-pyomo")
 PAPER_COLUMNS = [("Baron", "baron"), ("Baron-H", "baronh"), ("Knitro", "knitro"), ("Ipopt", "ipopt"),
                  ("ACSO*", "acso"), ("LS*", "ls")]
+
+
+def row_key(row) -> tuple:
+    """What a row of results/solvers.jsonl answers: (part, dataset, d, m, method or variant, time limit)."""
+    return (row["part"], row["dataset"], row["d"], row["m"], row["method" if row["part"] == "grid" else "variant"],
+            row["time_limit"])
 
 
 def instance(ds, d, m, data_dir):
@@ -148,12 +155,11 @@ def isolated(fn, args, cap_s, mem_mb, blas_threads=1):
 
 
 def run_grid(args, cases, methods) -> None:
-    key = ("dataset", "d", "m", "method", "time_limit")
-    done = {tuple(r[k] for k in key) for r in read_jsonl(args.results) if r.get("part") == "grid"}
+    done = {row_key(r) for r in read_records(args.results, row_key)}
     todo = [(ds, d, m, meth) for ds, d, m in sorted(cases, key=lambda c: (c[2], c[1], DATASETS.index(c[0])))
-            for meth in methods if (ds, d, m, meth, args.time_limit) not in done]
+            for meth in methods if ("grid", ds, d, m, meth, args.time_limit) not in done]
     cap = 2 * args.time_limit + 120
-    with tqdm(todo, desc="solvers grid") as bar:
+    with writer(args.results) as append, tqdm(todo, desc="solvers grid") as bar:
         for ds, d, m, meth in bar:
             bar.set_postfix_str(f"{ds} d={d} m={m} {meth}")
             inst = instance(ds, d, m, args.data_dir)
@@ -163,23 +169,23 @@ def run_grid(args, cases, methods) -> None:
             kind, payload = isolated(run_method, (ds, d, m, meth, args.time_limit, args.data_dir), cap,
                                      args.mem_mb)
             row.update(payload if kind == "ok" else {"status": kind, "objective": None, "message": payload})
-            append_jsonl(args.results, row)
+            append(row)
 
 
 def run_ratios(args) -> None:
-    key = ("dataset", "d", "m", "variant", "time_limit")
-    done = {tuple(r[k] for k in key) for r in read_jsonl(args.results) if r.get("part") == "ratio"}
+    done = {row_key(r) for r in read_records(args.results, row_key)}
     jobs = [job for c in RATIO_CASES for job in ((c, RATIO_VARIANTS, 1), (c, ("ipopt",), None))]
-    for (ds, d, m), variants, threads in tqdm(jobs, desc="native vs Pyomo"):
-        label = {v: v if threads == 1 else f"{v} (default BLAS threads)" for v in variants}
-        if all((ds, d, m, label[v], args.time_limit) in done for v in variants):
-            continue
-        kind, payload = isolated(run_ratio, (ds, d, m, args.time_limit, args.data_dir, variants, 2),
-                                 8 * args.time_limit + 300, args.mem_mb, blas_threads=threads)
-        rows = payload if kind == "ok" else [{"variant": v, "status": kind, "message": payload} for v in variants]
-        for r in rows:
-            append_jsonl(args.results, {"part": "ratio", "dataset": ds, "d": d, "m": m, "time_limit": args.time_limit,
-                                   "load_1min": os.getloadavg()[0], **r, "variant": label[r["variant"]]})
+    with writer(args.results) as append:
+        for (ds, d, m), variants, threads in tqdm(jobs, desc="native vs Pyomo"):
+            label = {v: v if threads == 1 else f"{v} (default BLAS threads)" for v in variants}
+            if all(("ratio", ds, d, m, label[v], args.time_limit) in done for v in variants):
+                continue
+            kind, payload = isolated(run_ratio, (ds, d, m, args.time_limit, args.data_dir, variants, 2),
+                                     8 * args.time_limit + 300, args.mem_mb, blas_threads=threads)
+            rows = payload if kind == "ok" else [{"variant": v, "status": kind, "message": payload} for v in variants]
+            for r in rows:
+                append({"part": "ratio", "dataset": ds, "d": d, "m": m, "time_limit": args.time_limit,
+                        "load_1min": os.getloadavg()[0], **r, "variant": label[r["variant"]]})
 
 # ---- report ----------------------------------------------------------------------------------------
 
@@ -346,7 +352,7 @@ def main(argv=None) -> None:
     run_grid(args, cases, args.methods)
     if not args.no_ratio:
         run_ratios(args)
-    rows = read_jsonl(args.results)
+    rows = read_records(args.results, row_key)
     grid_rows = [r for r in rows if r.get("part") == "grid" and r["time_limit"] == args.time_limit
                  and (r["dataset"], r["d"], r["m"]) in set(cases) and r["method"] in args.methods]
     ratio_rows = [r for r in rows if r.get("part") == "ratio" and r["time_limit"] == args.time_limit]

@@ -17,6 +17,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from ..api import build_instance, solve
+from .grids import dataset_shape
 
 #: the paper's cap on C(n, B_max)
 PAPER_MAX_SUBSETS = 10**8
@@ -26,7 +27,7 @@ PROBE_MAX_SUBSETS = 10**5
 
 def measure_qp_time(dataset: str, kernel: str, data_dir=None, seconds: float = 1.5) -> float:
     """Seconds per QP of the enumeration on the full dataset (fit sense: no early stop), one core."""
-    n = build_instance(dataset, data_dir, B=1, kernel=kernel).n
+    n = dataset_shape(dataset, data_dir)[1]
     B = max(b for b in range(1, max(1, n // 2) + 1) if b == 1 or math.comb(n, b) <= PROBE_MAX_SUBSETS)
     inst = build_instance(dataset, data_dir, B=B, kernel=kernel, sense="fit")
     res = solve(inst, "enumerate", time_limit=seconds)

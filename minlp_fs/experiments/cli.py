@@ -6,12 +6,17 @@ Wired into the main command line by :func:`add_bench_parser` (the ``bench`` verb
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import warnings
 from pathlib import Path
 
 from ..errors import MinlpFsError
-from .pipeline import EXPERIMENTS, BenchConfig, dry_run, run_experiment
+from .config import BenchConfig
+from .pipeline import dry_run, run_experiment
+from .registry import EXPERIMENTS
 from .runner import BACKENDS
+from .store import StoreWarning
 
 SENSE_CHOICES = {"paper": ("paper",), "fit": ("fit",), "both": ("paper", "fit")}
 
@@ -24,7 +29,7 @@ def add_bench_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``bench`` verb to an ``argparse`` subparsers object; returns its parser."""
     b = subparsers.add_parser("bench", help="reproduce the paper's experiments (tables, figures, RESULTS.md)",
                               description=__doc__.splitlines()[0])
-    b.add_argument("experiment", choices=EXPERIMENTS)
+    b.add_argument("experiment", choices=tuple(EXPERIMENTS))
     b.add_argument("--quick", action="store_true", help="a small slice that runs in a few minutes")
     b.add_argument("--data-dir", help="folder of the datasets' CSV files (or set MINLP_FS_DATA)")
     b.add_argument("--jobs", type=int, default=1, help="parallel units (loky processes; dask local workers)")
@@ -55,20 +60,42 @@ def config_from_args(args) -> BenchConfig:
                        progress=not args.no_progress)
 
 
+@contextlib.contextmanager
+def store_warnings_on_stderr():
+    """Print the results store's warnings (skipped lines, duplicates, damaged side files) once, one line each."""
+    shown = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if str(message) not in shown:
+            shown.add(str(message))
+            print(f"warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", StoreWarning)
+        warnings.showwarning = show
+        yield
+
+
 def run_bench(args) -> int:
-    """Run the experiment ``args`` names; 0 when complete, 1 if units failed, 130 when interrupted."""
-    if getattr(args, "dry_run", False):
-        print(dry_run(config_from_args(args)))
-        return 0
-    summary, section = run_experiment(config_from_args(args))
+    """Run the experiment ``args`` names; 0 when complete, 1 if units failed or a worker died, 130 when
+    interrupted."""
+    with store_warnings_on_stderr():
+        if getattr(args, "dry_run", False):
+            print(dry_run(config_from_args(args)))
+            return 0
+        summary, section = run_experiment(config_from_args(args))
     print(f"section written to {section}; RESULTS.md updated under {args.out}", file=sys.stderr)
     if summary is None:
         return 0
-    print(f"{summary.n_run} units run, {summary.n_skipped} already in the raw file, {summary.n_errors} failed"
+    retried = f" ({summary.n_retried} of them retried after a failure)" if summary.n_retried else ""
+    print(f"{summary.n_run} units run{retried}, {summary.n_skipped} already in the raw file, {summary.n_errors} failed"
           + (" (interrupted: rerun the same command to resume)" if summary.interrupted else ""), file=sys.stderr)
     for line in summary.errors[:10]:
         print(f"  failed: {line}", file=sys.stderr)
-    return 130 if summary.interrupted else (1 if summary.n_errors else 0)
+    if summary.worker_died:
+        print(f"stopped: a worker process died in the middle of a unit ({summary.worker_died}); the units it "
+              "had not finished are run by the next run of the same command", file=sys.stderr)
+    return 130 if summary.interrupted else (1 if summary.n_errors or summary.worker_died else 0)
 
 
 def main(argv=None) -> int:

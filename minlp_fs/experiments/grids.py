@@ -16,13 +16,17 @@ polynomial kernel), are left out and reported in ``skipped``.
 """
 from __future__ import annotations
 
+import csv
 import math
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
 
-from ..api import build_instance
+from ..datasets import DATA_ENV, PAPER_DATASETS, load_dataset, make_synthetic
 from ..heuristics.multistart import shared_starts
 from ..methods import canonical_name, method_class
-from .runner import unit_key
+from .store import unit_key
 from .units import solver_options, unavailable_reason
 
 KERNELS = ("poly2", "poly3", "poly5", "rbf")
@@ -56,8 +60,34 @@ class Grid:
             self.units.append(unit)
 
 
-def n_features(dataset: str, data_dir=None) -> int:
-    return build_instance(dataset, data_dir, B=1).n
+def dataset_shape(dataset: str, data_dir=None) -> tuple:
+    """(m, n) of a named dataset without building an instance from it.
+
+    ``synthetic``: the generator's default shape; a ``<name>.csv`` in ``data_dir`` (or
+    ``$MINLP_FS_DATA``): its header (n = columns - 1, the label) and its number of data lines;
+    otherwise the paper's table (``bcd`` is built in). A name none of these knows goes to the
+    loader, which says what is missing.
+    """
+    if dataset == "synthetic":
+        return make_synthetic(seed=0).X.shape
+    key = str(dataset).strip().lower()
+    folder = data_dir if data_dir is not None else os.environ.get(DATA_ENV)
+    path = None if folder is None else Path(folder) / f"{key}.csv"
+    if path is not None and path.is_file():
+        with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+            header = next(csv.reader(fh), [])
+            m = sum(1 for line in fh if line.strip())
+        return m, len(header) - 1
+    if key in PAPER_DATASETS and (key == "bcd" or folder is None):
+        return PAPER_DATASETS[key]
+    return load_dataset(dataset, data_dir).X.shape
+
+
+def solver_budget(units) -> str:
+    """How much the external solvers may add: runs x their time limit, in wall hours on this machine."""
+    limits = [u["options"]["time_limit"] for u in units if "time_limit" in u.get("options", {})]
+    return (f"external solver runs: {len(limits)}, at most {sum(limits) / 3600 / (os.cpu_count() or 1):.1f} h wall "
+            f"on {os.cpu_count()} core(s) at their time limits") if limits else "no external solver runs"
 
 
 def usable(grid: Grid, method: str, kernel: str) -> bool:
@@ -90,9 +120,9 @@ def multistart_grid(datasets, data_dir=None, kernels=KERNELS, senses=SENSES, met
     """B = floor(n/2); the same ``n_starts`` random subsets (drawn with ``start_seed``) for every method."""
     grid = Grid()
     for ds in datasets:
-        inst = build_instance(ds, data_dir, B=1)
-        n, B = inst.n, max(1, inst.n // 2)
-        starts = shared_starts(inst.with_params(B=B), n_starts, seed=start_seed)
+        n = dataset_shape(ds, data_dir)[1]
+        B = max(1, n // 2)
+        starts = shared_starts(SimpleNamespace(n=n, B=B), n_starts, seed=start_seed)  # reads n and B only
         for kernel in kernels:
             for sense in senses:
                 base = {"dataset": ds, "kernel": kernel, "B": B, "sense": sense}
@@ -122,7 +152,7 @@ def params_grid(datasets, data_dir=None, kernels=KERNELS, senses=("paper",), fra
     """One-at-a-time variation of each heuristic's parameters around the paper's values."""
     grid = Grid()
     for ds in datasets:
-        n = n_features(ds, data_dir)
+        n = dataset_shape(ds, data_dir)[1]
         for kernel in kernels:
             for B in budgets(n, fractions):
                 for sense in senses:

@@ -3,7 +3,8 @@
 Each ``minlp-fs bench`` run writes ``experiments/tables/<tag>.md`` (tag = experiment, plus
 ``-quick`` for a quick slice) under the output folder; :func:`update_results` then replaces only the text between
 ``<!-- experiments:start -->`` and ``<!-- experiments:end -->`` of RESULTS.md by those files, in a
-fixed order (the file is created when absent; other sections are left untouched).
+fixed order (the file is created when absent; other sections are left untouched). Files are
+replaced atomically (:func:`~minlp_fs.experiments.store.write_text`).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import shlex
 import sys
 from pathlib import Path
 
-ORDER = ("certified", "multistart", "params", "accuracy")
+from .store import write_text
 
 
 def machine() -> str:
@@ -42,18 +43,19 @@ def command_line() -> str:
     return shlex.join(head + sys.argv[1:])
 
 
-def _order(path: Path):
-    stem = path.stem
-    base = stem.removesuffix("-quick")
-    return (ORDER.index(base) if base in ORDER else len(ORDER), stem.endswith("-quick"), stem)
-
-
-def update_results(results_md, tables_dir) -> Path:
-    """Replace the experiments section of ``results_md`` by the files ``tables_dir/*.md``."""
+def update_results(results_md, tables_dir, order: tuple) -> Path:
+    """Replace the experiments section of ``results_md`` by the files ``tables_dir/*.md``, the
+    experiments in ``order`` (each full grid before its quick slice), unknown names last."""
     results_md, tables_dir = Path(results_md), Path(tables_dir)
-    files = sorted(tables_dir.glob("*.md"), key=_order)
+
+    def rank(path: Path):
+        stem = path.stem
+        base = stem.removesuffix("-quick")
+        return (order.index(base) if base in order else len(order), stem.endswith("-quick"), stem)
+
+    files = sorted(tables_dir.glob("*.md"), key=rank)
     done = [p.stem for p in files]
-    missing = [e for e in ORDER if e not in done]
+    missing = [e for e in order if e not in done]
     intro = (f"Runs reported below: {', '.join(done) or 'none'} (`-quick` = the quick slice). "
              + (f"Full grids not run yet: {', '.join(missing)} (`minlp-fs bench EXPERIMENT --jobs N`; "
                 "`--dry-run` prints the plan). " if missing else "")
@@ -78,4 +80,4 @@ def write_section(path, name: str, text: str) -> None:
     else:
         new = old.rstrip() + "\n\n" + section + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(new)
+    write_text(path, new)

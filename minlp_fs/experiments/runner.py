@@ -6,18 +6,17 @@ independent, so they go through :class:`joblib.Parallel` under any joblib backen
 on this machine, a Dask cluster (``backend="dask"`` with a ``dask.distributed`` scheduler
 address, or a local cluster) or Ray (``ray.util.joblib``) — no scheduler of our own.
 
-Each record is appended to the raw file (JSON lines) as soon as its unit finishes, in one
-``write`` system call, so a killed run leaves at most a torn last line, which is cut off before
-the next append. A record's key is its unit (canonical JSON): a rerun skips the units already in
-the file and resumes where the previous run stopped. Ctrl-C stops the run and keeps what was
-written.
+Each record is appended to the raw file (the results store, :mod:`~minlp_fs.experiments.store`:
+JSON lines, one writer at a time) as soon as its unit finishes. A record's key is its unit
+(canonical JSON): a rerun skips the units answered in the file, runs again the units whose record
+is a failure (``error``), and resumes where the previous run stopped. Ctrl-C, or a worker process
+killed in the middle of a unit, stops the run and keeps what was written.
 """
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import time
+from concurrent.futures import BrokenExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,42 +25,9 @@ from tqdm.auto import tqdm
 
 from ..blas import one_blas_thread
 from ..errors import InputError
+from .store import failed, read_records, unit_key, writer
 
 BACKENDS = ("loky", "dask", "ray")
-
-
-def unit_key(unit: dict) -> str:
-    """The canonical JSON of a unit: equal units, equal keys, whatever the order of their fields."""
-    return json.dumps(unit, sort_keys=True, separators=(",", ":"))
-
-
-def read_records(path) -> list:
-    """The records of a raw file, in file order; a torn (unparsable) last line is ignored."""
-    path = Path(path)
-    if not path.is_file():
-        return []
-    records = []
-    lines = path.read_text().split("\n")
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            if i < len(lines) - 1:  # only the last line may be torn by a killed writer
-                raise InputError(f"{path}, line {i + 1}: not a JSON record; the raw file is damaged") from None
-    return records
-
-
-def _cut_torn_tail(path: Path) -> None:
-    """Truncate the file after its last newline (drops a line torn by a killed writer)."""
-    if not path.is_file():
-        return
-    data = path.read_bytes()
-    keep = data.rfind(b"\n") + 1
-    if keep != len(data):
-        with path.open("r+b") as fh:
-            fh.truncate(keep)
 
 
 def _call(fn, unit: dict, context: dict) -> dict:
@@ -130,42 +96,51 @@ def backend_context(backend: str = "loky", n_jobs: int = 1, scheduler: str | Non
 
 @dataclass
 class RunSummary:
-    """What a run did: units in the experiment, skipped (already in the file), run now, failed."""
+    """What a run did: units in the experiment, skipped (answered in the file), run now (of which
+    retried after a failure recorded by an earlier run), failed now."""
 
     n_units: int
     n_skipped: int
+    n_retried: int = 0
     n_run: int = 0
     n_errors: int = 0
     interrupted: bool = False
+    worker_died: str | None = None
     wall_time_s: float = 0.0
     errors: list = field(default_factory=list)
 
 
 def run_units(units, fn, raw_path, n_jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
-              progress: bool = True, context: dict | None = None, desc: str = "units") -> RunSummary:
-    """Run the units not yet in ``raw_path`` and append one record per unit as it finishes.
+              progress: bool = True, context: dict | None = None, desc: str = "units", append=None) -> RunSummary:
+    """Run the units not answered in ``raw_path`` and append one record per unit as it finishes.
 
     ``fn(unit, **context)`` must be a module-level function (it is pickled to the workers) and
     return a JSON-ready dict; the record is that dict plus ``unit`` and ``unit_time_s`` (or
-    ``error`` when ``fn`` raised). Duplicate units run once.
+    ``error`` when ``fn`` raised). Duplicate units run once; units whose record is a failure run
+    again. The file is locked for the run (:func:`~minlp_fs.experiments.store.writer`), unless the
+    caller holds its lock already and passes the writer's ``append``.
     """
     raw_path = Path(raw_path)
-    raw_path.parent.mkdir(parents=True, exist_ok=True)
-    _cut_torn_tail(raw_path)
-    done = {unit_key(r["unit"]) for r in read_records(raw_path) if "unit" in r}
-    todo, seen = [], set(done)
-    for unit in units:
-        key = unit_key(unit)
-        if key not in seen:
-            seen.add(key)
-            todo.append(unit)
-    n_units = len({unit_key(u) for u in units})
-    summary = RunSummary(n_units=n_units, n_skipped=n_units - len(todo))
-    if not todo:
-        return summary
-    context = dict(context or {})
+    with contextlib.nullcontext(append) if append is not None else writer(raw_path) as append:
+        records = read_records(raw_path)
+        done = {unit_key(r["unit"]) for r in records if not failed(r)}
+        retry = {unit_key(r["unit"]) for r in records if failed(r)}
+        todo, seen = [], set(done)
+        for unit in units:
+            key = unit_key(unit)
+            if key not in seen:
+                seen.add(key)
+                todo.append(unit)
+        n_units = len({unit_key(u) for u in units})
+        summary = RunSummary(n_units=n_units, n_skipped=n_units - len(todo),
+                             n_retried=sum(unit_key(u) in retry for u in todo))
+        if todo:
+            _run(todo, fn, append, summary, n_jobs, backend, scheduler, progress, dict(context or {}), desc)
+    return summary
+
+
+def _run(todo, fn, append, summary, n_jobs, backend, scheduler, progress, context, desc) -> None:
     t0 = time.perf_counter()
-    fd = os.open(raw_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     bar = tqdm(total=len(todo), disable=not progress, desc=desc, unit="unit")
     results = None
     try:
@@ -176,18 +151,18 @@ def run_units(units, fn, raw_path, n_jobs: int = 1, backend: str = "loky", sched
             else:
                 results = Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks)
             for record in results:
-                os.write(fd, (json.dumps(record) + "\n").encode())
+                append(record)
                 summary.n_run += 1
-                if "error" in record:
+                if failed(record):
                     summary.n_errors += 1
                     summary.errors.append(f"{unit_key(record['unit'])}: {record['error']}")
                 bar.update(1)
     except KeyboardInterrupt:
         summary.interrupted = True
+    except BrokenExecutor as exc:  # a worker process killed mid-unit (out of memory, a signal): stop, keep the file
+        summary.worker_died = str(exc).splitlines()[0]
     finally:
         if results is not None and hasattr(results, "close"):
             results.close()
         bar.close()
-        os.close(fd)
         summary.wall_time_s = time.perf_counter() - t0
-    return summary

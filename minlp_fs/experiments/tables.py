@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from . import paper
+from . import published
 
 METHOD_ORDER = ("ls*", "acso*", "ls", "acso", "ipopt", "knitro", "gams-knitro", "gams-ipopt", "scip", "baron",
                 "rfe1", "rfe2", "all-features", "sk-rfe-linear", "sk-sfs")
@@ -39,7 +39,7 @@ def markdown(headers, rows) -> str:
 
 
 def dataset_rank(name: str):
-    order = list(paper.DATASET_TITLES)
+    order = list(published.DATASET_TITLES)
     return (order.index(name) if name in order else len(order), name)
 
 
@@ -48,7 +48,7 @@ def method_rank(name: str):
 
 
 def title(dataset: str) -> str:
-    return paper.DATASET_TITLES.get(dataset, dataset)
+    return published.DATASET_TITLES.get(dataset, dataset)
 
 
 def certified_table(summary: dict, sense: str, fam: str) -> str:
@@ -67,8 +67,8 @@ def certified_table(summary: dict, sense: str, fam: str) -> str:
         line = [title(ds) if ds != "overall" else "**Overall**", method, r["n"], fmt(r["gap"]),
                 f"{r['n_reached']}/{r['n']}", r["n_failed"] or "", fmt(r["time"])]
         if with_paper:
-            p = paper.CERTIFIED.get(fam, {}).get(ds, {}).get(method)
-            t = paper.CERTIFIED_TIME.get(fam, {}).get(method) if ds == "overall" else None
+            p = published.CERTIFIED.get(fam, {}).get(ds, {}).get(method)
+            t = published.CERTIFIED_TIME.get(fam, {}).get(method) if ds == "overall" else None
             line += [p[2], fmt(p[0]), f"{p[1]}/{p[2]}", fmt(t, 1)] if p else [NONE] * 3 + [fmt(t, 1)]
         out.append(line)
     text = markdown(headers, out)
@@ -94,7 +94,7 @@ def coverage_table(plans: list, records: list, n_cores: int) -> str:
                "QPs solved", "hours (measured)", "ms/QP", "paper B_max", "paper C(n,B_max)", "paper # QP"]
     out = []
     for p in sorted(plans, key=lambda p: dataset_rank(p.dataset)):
-        pp = paper.COVERAGE.get(p.dataset)
+        pp = published.COVERAGE.get(p.dataset)
         bmax = f"<u>{p.bmax}</u>" if p.bmax < max(1, p.n // 2) else str(p.bmax)
         hours = None if p.dataset not in cpu else cpu[p.dataset] / 3600.0 / max(1, n_cores)
         out.append([title(p.dataset), p.n, p.m, bmax, p.binding, sci(p.subsets_at_bmax), sci(p.qps),
@@ -116,9 +116,9 @@ def multistart_table(summary: dict, sense: str) -> str:
         method = r["key"][1]
         line = [method, r["n"], fmt(r["gap"]), f"{r['n_reached']}/{r['n']}", fmt(r["spread"], 1), fmt(r["time"])]
         if with_paper:
-            p = paper.MULTISTART.get(method)
+            p = published.MULTISTART.get(method)
             line += ([p[0], fmt(p[1]), f"{p[2]}/{p[0]}", fmt(p[3], 1)] if p else [NONE] * 4) \
-                + [paper.MULTISTART_TIME.get(method, NONE)]
+                + [published.MULTISTART_TIME.get(method, NONE)]
         out.append(line)
     return markdown(headers, out)
 
@@ -149,8 +149,8 @@ def params_table(summary: dict) -> str:
     for r in summary["rows"]:
         method, opt, value = r["key"]
         label = "single" if opt == "refit_fraction" and value < 1e-6 else value
-        chosen = paper.PARAM_CHOICE.get((method, opt)) == value
-        p = paper.PARAMS.get((method, opt), {}).get(label)
+        chosen = published.PARAM_CHOICE.get((method, opt)) == value
+        p = published.PARAMS.get((method, opt), {}).get(label)
         cost = NONE if p is None or p[1] is None else f"{p[1]:g} {p[2]}"
         note = "" if p is None or p[1] is not None or not p[2] else f" ({p[2]})"
         out.append([method, opt, f"**{label}**" if chosen else label, r["n"], fmt(r["gap"]), fmt(r["svm_solves"], 0),

@@ -34,7 +34,9 @@ def test_selection_sees_only_the_training_rows(monkeypatch):
     rec = accuracy.accuracy_unit(unit)
     assert seen["m"] == rec["n_train"] and rec["n_train"] + rec["n_test"] == 200
     assert len(rec["features"]) == 3 and 0.0 <= rec["accuracy"] <= 1.0
-    assert accuracy.accuracy_unit(unit) == {**rec, "selection_time_s": pytest.approx(rec["selection_time_s"], abs=10)}
+    again = accuracy.accuracy_unit(unit)  # deterministic, apart from the time (the first run compiles)
+    assert {k: v for k, v in again.items() if k != "selection_time_s"} == \
+        {k: v for k, v in rec.items() if k != "selection_time_s"}
 
 
 @pytest.mark.parametrize("method, n_selected", [("all-features", 10), ("sk-rfe-linear", 3), ("sk-sfs", 3)])

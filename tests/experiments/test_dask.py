@@ -1,7 +1,8 @@
 """A dask.distributed LocalCluster of two workers gives the same results as the local run."""
 import pytest
 
-from minlp_fs.experiments.runner import read_records, run_units, unit_key
+from minlp_fs.experiments.runner import run_units
+from minlp_fs.experiments.store import read_records, unit_key
 from minlp_fs.experiments.units import solve_unit
 
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed")

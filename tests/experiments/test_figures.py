@@ -1,7 +1,7 @@
 """Every figure is written as a small PNG from known summaries."""
 import pytest
 
-from minlp_fs.experiments import figures, metrics, paper
+from minlp_fs.experiments import figures, metrics, published
 from exp_records import DEFAULTS, accuracy_records, certified_records, multistart_records, params_records
 
 pytest.importorskip("matplotlib", reason="matplotlib (the 'plots' extra) is not installed")
@@ -22,7 +22,7 @@ def test_all_figures_are_png_files(tmp_path):
             figures.multistart_box(ms, "paper", tmp_path / "c.png"),
             figures.multistart_times(ms, "paper", tmp_path / "d.png"),
             figures.multistart_profiles(ms, "paper", tmp_path / "e.png"),
-            figures.params_figure(ps, tmp_path / "f" / "g.png", paper.PARAM_CHOICE),
+            figures.params_figure(ps, tmp_path / "f" / "g.png", published.PARAM_CHOICE),
             figures.accuracy_figure(metrics.accuracy_summary(accuracy_records()), tmp_path / "h.png")]
     for path in made:
         _check(path)

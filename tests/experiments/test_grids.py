@@ -69,3 +69,28 @@ def test_accuracy_grid_has_baselines_without_sense():
     base = [u for u in g.units if u["method"] in BASELINES]
     assert len(base) == 3 * len(BASELINES) and all(u["sense"] is None for u in base)
     assert sorted({u["sense"] for u in g.units if u["method"] == "ls*"}) == ["fit", "paper"]
+
+
+def test_n_comes_from_metadata_not_from_an_instance(tmp_path, monkeypatch):
+    from minlp_fs.experiments import grids
+
+    rows = ["a,b,c,y"] + [f"{i},{i % 3},{i % 5},{1 if i % 2 else -1}" for i in range(11)]
+    (tmp_path / "mine.csv").write_text("\n".join(rows) + "\n\n")
+
+    def load(*args, **kwargs):
+        raise AssertionError("the grid loaded a dataset to read n")
+
+    monkeypatch.setattr(grids, "load_dataset", load)
+    assert grids.dataset_shape("mine", tmp_path) == (11, 3)
+    assert grids.dataset_shape("bcd") == (569, 30) and grids.dataset_shape("synthetic") == (200, 10)
+    g = multistart_grid(["mine"], tmp_path, kernels=("poly2",), senses=("fit",), methods=("ls*",), n_starts=2)
+    assert {u["B"] for u in g.units} == {1} and len(g.units) == 2
+    assert {u["B"] for u in params_grid(["mine"], tmp_path, kernels=("poly2",), fractions=(0.5, 1.0)).units} == {2, 3}
+
+
+def test_an_unknown_dataset_gets_the_loaders_error():
+    from minlp_fs.errors import InputError
+    from minlp_fs.experiments.grids import dataset_shape
+
+    with pytest.raises(InputError, match="unknown dataset"):
+        dataset_shape("nope")

@@ -1,10 +1,11 @@
-"""The runner: resume from the raw file, Ctrl-C keeps a valid file, failures become records."""
+"""The runner: resume from the raw file, Ctrl-C keeps a valid file, failures become records and are retried."""
 import json
 
 import pytest
 
 from minlp_fs.errors import InputError
-from minlp_fs.experiments.runner import read_records, run_units, unit_key
+from minlp_fs.experiments.runner import run_units
+from minlp_fs.experiments.store import StoreWarning, read_records, unit_key
 
 CALLS = []
 
@@ -65,17 +66,13 @@ def test_a_torn_last_line_is_cut_before_appending(tmp_path):
     run_units(UNITS[:2], square, raw, progress=False)
     with raw.open("a") as fh:
         fh.write('{"unit": {"x": 2}, "y"')  # a writer killed mid-line
-    assert len(read_records(raw)) == 2
-    s = run_units(UNITS, square, raw, progress=False)
+    with pytest.warns(StoreWarning, match=r"line 3"):
+        assert len(read_records(raw)) == 2
+    with pytest.warns(StoreWarning, match=r"cut a torn last line \(line 3\)"):
+        s = run_units(UNITS, square, raw, progress=False)
     assert s.n_run == 2
+    assert raw.read_text().count("\n") == 4
     assert sorted(r["unit"]["x"] for r in read_records(raw)) == [0, 1, 2, 3]
-
-
-def test_a_damaged_middle_line_is_an_error(tmp_path):
-    raw = tmp_path / "raw.jsonl"
-    raw.write_text('{"unit": {"x": 0}}\nnot json\n{"unit": {"x": 1}}\n')
-    with pytest.raises(InputError, match="line 2"):
-        read_records(raw)
 
 
 def test_a_failing_unit_is_recorded_and_the_others_run(tmp_path):
@@ -84,6 +81,19 @@ def test_a_failing_unit_is_recorded_and_the_others_run(tmp_path):
     assert (s.n_run, s.n_errors) == (4, 1)
     bad = [r for r in read_records(raw) if "error" in r]
     assert bad[0]["unit"] == {"x": 2} and "ValueError: bad unit" in bad[0]["error"]
+
+
+def test_a_failed_unit_is_retried_by_the_next_run_and_its_success_replaces_the_failure(tmp_path):
+    raw = tmp_path / "raw.jsonl"
+    run_units(UNITS, fail_on_two, raw, progress=False)
+    CALLS.clear()
+    again = run_units(UNITS, fail_on_two, raw, progress=False)  # still failing: retried, reported again
+    assert (again.n_run, again.n_retried, again.n_skipped, again.n_errors, CALLS) == (1, 1, 3, 1, [])
+    fixed = run_units(UNITS, square, raw, progress=False)
+    assert (fixed.n_run, fixed.n_retried, fixed.n_errors, CALLS) == (1, 1, 0, [2])
+    records = read_records(raw)  # three records of unit 2 in the file, one answer, no duplicate warning
+    assert [r["unit"]["x"] for r in records] == [0, 1, 2, 3] and not any("error" in r for r in records)
+    assert run_units(UNITS, square, raw, progress=False).n_run == 0
 
 
 def test_parallel_loky_gives_the_same_records(tmp_path):

@@ -1,0 +1,68 @@
+"""What ``minlp-fs bench`` was asked (:class:`BenchConfig`) and where its files go.
+
+Files under the output folder ``out`` (``benchmarks/`` by default), tag = experiment name plus
+``-quick`` for the quick slice: ``experiments/raw/<tag>.jsonl`` (the results store: one record per
+unit), ``experiments/raw/<tag>.meta.json`` (the command, machine and date of the last run),
+``experiments/raw/<tag>.qp_times.json`` (certified: the measured time per QP that fixes B_max),
+``experiments/tables/<tag>.md`` (the section) and ``figures/<tag>-*.png``.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import check_integer
+from .slices import SLICES
+
+
+@dataclass
+class BenchConfig:
+    """What ``minlp-fs bench`` was asked; None fields take the slice's values."""
+
+    experiment: str
+    quick: bool = False
+    data_dir: str | None = None
+    jobs: int = 1
+    backend: str = "loky"
+    scheduler: str | None = None
+    out: Path = Path("benchmarks")
+    senses: tuple | None = None
+    datasets: tuple | None = None
+    methods: tuple | None = None
+    hours: float | None = None
+    solver_time_limit: float | None = None
+    run: bool = True
+    progress: bool = True
+    kernels: tuple | None = None
+
+    def __post_init__(self):
+        check_integer("bench", "--jobs", self.jobs, 1)
+
+    @property
+    def tag(self) -> str:
+        return self.experiment + ("-quick" if self.quick else "")
+
+    @property
+    def slice(self):
+        return SLICES[self.experiment]["quick" if self.quick else "full"]
+
+    def pick(self, name: str):
+        mine = getattr(self, name, None)
+        return getattr(self.slice, name) if mine is None else mine
+
+    def path(self, kind: str, suffix: str) -> Path:
+        """``out/figures/<tag><suffix>`` for figures, ``out/experiments/<kind>/<tag><suffix>`` otherwise."""
+        folder = Path(self.out) / "figures" if kind == "figures" else Path(self.out) / "experiments" / kind
+        return folder / f"{self.tag}{suffix}"
+
+    def figure(self, name: str) -> Path:
+        return self.path("figures", f"-{name}.png")
+
+    def link(self, path: Path) -> str:
+        """A markdown image link to a figure, relative to the output folder."""
+        return f"![{path.stem}]({path.relative_to(Path(self.out)).as_posix()})"
+
+
+def n_cores() -> int:
+    return os.cpu_count() or 1

@@ -1,0 +1,126 @@
+"""The certified grid (Tables cert-poly, cert-rbf, cert-rfe, cert-coverage; appendix app:cert).
+
+B_max per dataset comes from measured seconds per QP (:mod:`~minlp_fs.experiments.budget`), cached
+in ``experiments/raw/<tag>.qp_times.json`` so that a resumed run keeps its grid; without
+measuring (``--dry-run``, ``--report-only``) an unmeasured time bounds B_max by C(n, B) and n/2 only.
+"""
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from dataclasses import replace
+
+from .. import figures, metrics, tables
+from ..budget import choose_bmax, measure_qp_time
+from ..config import BenchConfig, n_cores
+from ..grids import certified_grid, dataset_shape, solver_budget
+from ..store import StoreWarning, read_json, write_json
+from ..units import solve_unit as unit
+
+TITLE = "Certified grid (Tables cert-poly, cert-rbf, cert-rfe, cert-coverage)"
+EXTERNAL_SOLVERS = True
+
+
+def _valid_time(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+def qp_times(cfg: BenchConfig, datasets, kernels, measure: bool = True) -> dict:
+    """Seconds per QP for each ``"dataset|kernel"``, cached in experiments/raw/<tag>.qp_times.json.
+
+    The cache also keeps the 1-minute load average at the last measurement (other jobs slow it
+    down). Entries that are not positive numbers are dropped with a warning (and measured again).
+    ``measure=False``: the cached times only (nothing is timed, nothing written).
+    """
+    path = cfg.path("raw", ".qp_times.json")
+    cache = read_json(path)
+    bad = [k for k, v in cache.items() if k != "load_average" and not _valid_time(v)]
+    if bad:
+        warnings.warn(f"{path}: ignored {len(bad)} entr(ies) that are not times ({', '.join(bad[:5])})",
+                      StoreWarning, stacklevel=2)
+    cache = {k: v for k, v in cache.items() if k not in bad}
+    for ds in datasets:
+        for k in kernels:
+            if measure and f"{ds}|{k}" not in cache:
+                cache[f"{ds}|{k}"] = measure_qp_time(ds, k, cfg.data_dir)
+                cache["load_average"] = round(os.getloadavg()[0], 2)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_json(path, cache)
+    return cache
+
+
+def plans(cfg: BenchConfig, measure: bool = True) -> list:
+    """B_max of each dataset of the grid (appendix app:cert), from the measured QP times (NaN = unmeasured)."""
+    datasets, kernels, senses = cfg.pick("datasets"), cfg.pick("kernels"), cfg.pick("senses")
+    times = qp_times(cfg, datasets, kernels, measure)
+    out = []
+    for ds in datasets:
+        m, n = dataset_shape(ds, cfg.data_dir)
+        t = sum(times.get(f"{ds}|{k}", math.nan) for k in kernels) / len(kernels)
+        out.append(choose_bmax(ds, n, m, t, len(kernels), len(senses), cfg.pick("hours"),
+                               n_cores=n_cores(), b_cap=cfg.slice.b_cap))
+    return out
+
+
+def build(cfg: BenchConfig, measure: bool = True):
+    p = plans(cfg, measure)
+    grid = certified_grid(cfg.pick("datasets"), {x.dataset: x.bmax for x in p}, kernels=cfg.pick("kernels"),
+                          senses=cfg.pick("senses"), methods=cfg.pick("methods"),
+                          solver_time_limit=cfg.pick("solver_time_limit"))
+    return grid, p
+
+
+def _unmeasured(plan) -> list:
+    return [p.dataset for p in plan if math.isnan(p.qp_time_s)]
+
+
+def _hours(plan, digits: int) -> str:
+    """Estimated wall hours of the plan's enumeration ("unknown" while a QP time is unmeasured)."""
+    return "unknown" if _unmeasured(plan) else f"{sum(p.hours for p in plan):.{digits}f} h"
+
+
+def plan_lines(cfg: BenchConfig, grid, plan) -> list:
+    unmeasured = _unmeasured(plan)
+    lines = ["", tables.coverage_table(plan, [], n_cores()),
+             f"\nestimated enumeration: {_hours(plan, 2)} wall on {os.cpu_count()} core(s)"]
+    if unmeasured:
+        lines.append(f"QP time not measured yet for {', '.join(unmeasured)} (the run measures it, about 1.5 s per "
+                     "dataset and kernel): their B_max is bounded by C(n, B) <= 1e8 and n/2 only")
+    return lines
+
+
+def _load_note(cfg: BenchConfig) -> str:
+    load = read_json(cfg.path("raw", ".qp_times.json")).get("load_average")
+    return "" if load is None else f" (ms/QP measured at a load average of {load:g})"
+
+
+def render(cfg: BenchConfig, grid, plan, records) -> tuple:
+    lines = ["#### Coverage (Table cert-coverage); <u>B_max</u> < floor(n/2)", "",
+             f"Budget: {cfg.pick('hours'):g} h of enumeration per dataset on this machine's "
+             f"{os.cpu_count()} core(s){_load_note(cfg)}, "
+             f"C(n, B) <= 1e8" + (f", B <= {cfg.slice.b_cap}" if cfg.slice.b_cap else "")
+             + "; QPs planned count both senses and all kernels of the slice (the paper sense stops early "
+               "at the trivial bound, so it solves fewer). Paper: 128 vCPUs.", "",
+             tables.coverage_table(plan, records, n_cores()), ""]
+    full = replace(cfg, quick=False)
+    if cfg.quick and full.path("raw", ".qp_times.json").is_file():
+        full_grid, p = build(full, measure=False)
+        lines += [f"Plan of the full grid (`minlp-fs bench certified --dry-run`, {full.pick('hours'):g} h per "
+                  f"dataset{_load_note(full)}): {_hours(p, 1)} of enumeration in all; "
+                  f"{solver_budget(full_grid.units)}; not run yet.", "",
+                  tables.coverage_table(p, [], n_cores()), ""]
+    summ = metrics.certified_summary(records)
+    figs = []
+    for sense in cfg.pick("senses"):
+        for fam in ("poly", "rbf"):
+            if any(r["key"][:2] == (sense, fam) for r in summ["rows"]):
+                lines += [f"#### Sense `{sense}`, {'polynomial kernels' if fam == 'poly' else 'Gaussian kernel'}"
+                          + (" (paper: Tables cert-poly/cert-rfe)" if fam == "poly" else
+                             " (paper: Tables cert-rbf/cert-rfe)") * (sense == "paper"), "",
+                          tables.certified_table(summ, sense, fam), ""]
+                figs += [figures.cert_gap_by_B(summ, sense, cfg.figure(f"gapB-{fam}-{sense}"), fam),
+                         figures.cert_times(summ, sense, cfg.figure(f"time-{fam}-{sense}"), fam)]
+    lines.append(f"`gap %` = mean gap to the certified optimum (failed runs excluded); `# solved` = gap <= "
+                 f"{metrics.REACHED_PCT:g} %; times are each method's own wall time.")
+    return lines, figs
