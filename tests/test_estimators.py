@@ -14,7 +14,9 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from minlp_fs.datasets import make_synthetic
-from minlp_fs.estimators import CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector, _method
+from minlp_fs.estimators import (
+    CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector, PaperSenseWarning, _method,
+)
 from minlp_fs.methods import get_method
 from minlp_fs.objective import dual_objective
 
@@ -155,12 +157,16 @@ def test_degenerate_warning_in_paper_sense():
     X, y = load_breast_cancer(return_X_y=True)
     X, y = X[:100, :12], y[:100]
     args = dict(n_features=2, degree=2, C=10.0, method="enumerate")
-    with pytest.warns(DegenerateSelectionWarning, match="sense='fit'"):
+    with pytest.warns(DegenerateSelectionWarning) as caught:
         clf = CardinalitySVC(sense="paper", **args).fit(X, y)
+    kinds = [(type(w.message), "sense='fit'" in str(w.message)) for w in caught]
+    assert kinds == [(PaperSenseWarning, True), (DegenerateSelectionWarning, True)]
     assert clf.result_.degenerate and clf.result_.certified
     np.testing.assert_array_equal(clf.predict(X), np.bincount(y).argmax())
-    with pytest.warns(DegenerateSelectionWarning, match="trivial bound"):
+    with pytest.warns(DegenerateSelectionWarning) as caught:
         KernelFeatureSelector(sense="paper", **args).fit(X, y)
+    assert [type(w.message) for w in caught] == [PaperSenseWarning, DegenerateSelectionWarning]
+    assert "worst-fitting features" in str(caught[0].message) and "trivial bound" in str(caught[1].message)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateSelectionWarning)
         fit = CardinalitySVC(sense="fit", **args).fit(X, y)
