@@ -11,13 +11,15 @@ the chosen B, computed again on all of X.
 
 The path (problem (4) for each B of the grid, in the estimator's sense):
 
-* forward, B ascending: the first B starts from the method's default start (the alpha-start); each
-  next B starts from the previous B's best subset grown by the features whose addition gives the
-  best exact g(beta) (one feature at a time, ties to the lowest index);
-* backward, B descending: each B starts again from the next larger B's best subset shrunk by the
-  features whose removal gives the best exact g(beta), and keeps the better of the two runs (the run is
-  skipped when that start was already tried at this B).
+* forward, B ascending: the method runs from its default start (the alpha-start: the cold run), then
+  again from the previous B's best subset grown by the features whose addition gives the best exact
+  g(beta) (one feature at a time, ties to the lowest index);
+* backward, B descending: it runs again from the next larger B's best subset shrunk by the features
+  whose removal gives the best exact g(beta).
 
+Each B keeps the best of its runs, so the path is never worse than the cold run at any B (a warm start
+alone is not: LS* from a grown start can stop at a worse local optimum, as measured at B = n - 1 on
+7 columns); a warm run is skipped when its start was already tried at that B or is that B's best subset.
 Warm starts apply to start-dependent methods (LS, LS*, ACSO, ...); other methods run once per B.
 Every subset's value is the method's answer, re-evaluated by :mod:`minlp_fs.objective` as everywhere.
 """
@@ -68,7 +70,8 @@ def selection_path(est, X, y, ks, tick=None) -> dict:
     """{B: Result} for every B in ``ks`` (sorted, distinct, 1 <= B <= n) on X (non-constant columns),
     with the warm starts described in the module docstring; ``est`` supplies the kernel, C, gamma,
     sense, scaling and method (as for :class:`KernelFeatureSelector`). ``tick()`` is called once per B
-    and pass (2 len(ks) calls). Each Result's ``info["path_start"]`` says how its run was started."""
+    and pass (2 len(ks) calls). Each Result's ``info["path_start"]`` says how its run was started
+    ("default", "grown from n_features=B'" or "shrunk from n_features=B'")."""
     method = _method(est)
     warm = method.uses_start
     n = X.shape[1]
@@ -87,24 +90,28 @@ def selection_path(est, X, y, ks, tick=None) -> dict:
             if not res.ok:
                 raise RuntimeError(f"method {est.method!r} returned no selection at n_features={B} "
                                    f"({res.status}): {res.message}")
-        tried[B].add(None if start is None else tuple(start))
+        tried[B].add(tuple(res.info.get("start", res.features)))
         res.info["path_start"] = origin
         if B not in best or inst.better(res.objective, best[B].objective):
             best[B] = res
 
+    def run_warm(B, neighbour, origin):
+        start = _extend(setup[B][1], best[neighbour].features, B)
+        if start not in tried[B] and start != tuple(best[B].features):
+            run(B, start, f"{origin} from n_features={neighbour}")
+
     previous = None
     for B in ks:
-        start = None if previous is None or not warm or B == n else _extend(setup[B][1], best[previous].features, B)
-        run(B, start, "default" if start is None else f"grown from n_features={previous}")
+        run(B, None, "default")
+        if warm and previous is not None and B < n:
+            run_warm(B, previous, "grown")
         previous = B
         if tick is not None:
             tick()
     following = None
     for B in reversed(ks):
         if warm and following is not None and B < n:
-            start = _extend(setup[B][1], best[following].features, B)
-            if start not in tried[B]:
-                run(B, start, f"shrunk from n_features={following}")
+            run_warm(B, following, "shrunk")
         following = B
         if tick is not None:
             tick()
