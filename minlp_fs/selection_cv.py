@@ -20,6 +20,9 @@ The path (problem (4) for each B of the grid, in the estimator's sense):
 Each B keeps the best of its runs, so the path is never worse than the cold run at any B (a warm start
 alone is not: LS* from a grown start can stop at a worse local optimum, as measured at B = n - 1 on
 7 columns); a warm run is skipped when its start was already tried at that B or is that B's best subset.
+Measured (benchmarks/bench_selection_path.py): with LS*, a warm run beat the cold run at 12 of 54
+(instance, B) in the fit sense and 3 of 54 in the paper sense on seeded synthetic sets of 10 columns,
+and at none of B = 1..8 on BCD, where the path cost 1.4-1.5x the cold runs alone.
 Warm starts apply to start-dependent methods (LS, LS*, ACSO, ...); other methods run once per B.
 Every subset's value is the method's answer, re-evaluated by :mod:`minlp_fs.objective` as everywhere.
 """
