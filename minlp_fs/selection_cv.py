@@ -69,18 +69,21 @@ def _extend(oracle, subset, size: int) -> tuple:
     return tuple(int(j) for j in S)
 
 
-def selection_path(est, X, y, ks, tick=None) -> dict:
+def selection_path(est, X, y, ks, tick=None, feature_names=None) -> dict:
     """{B: Result} for every B in ``ks`` (sorted, distinct, 1 <= B <= n) on X (non-constant columns),
     with the warm starts described in the module docstring; ``est`` supplies the kernel, C, gamma,
     sense, scaling and method (as for :class:`KernelFeatureSelector`). ``tick()`` is called once per B
     and pass (2 len(ks) calls). Each Result's ``info["path_start"]`` says how its run was started
-    ("default", "grown from n_features=B'" or "shrunk from n_features=B'")."""
+    ("default", "grown from n_features=B'" or "shrunk from n_features=B'"); ``feature_names`` (of X's
+    columns) name the Results' features."""
     method = _method(est)
     warm = method.uses_start
     n = X.shape[1]
     setup = {}
     for B in ks:
         inst, gamma = _instance(est, X, y, B)
+        if feature_names is not None:
+            inst = inst.with_params(feature_names=tuple(str(name) for name in feature_names))
         setup[B] = (inst, AlphaSubproblem(inst), gamma)
     best, tried = {}, {B: set() for B in ks}
 
@@ -241,7 +244,9 @@ class KernelFeatureSelectorCV(SelectorMixin, BaseEstimator):
             raise ValueError("every column of X is constant: there are no features to select from")
         constant = np.setdiff1d(np.arange(X.shape[1]), varying)
         eff = sorted({min(B, varying.size) for B in ks})
-        path = selection_path(self._selector(max(eff), C, gamma), X[:, varying], y, eff, tick)
+        names = getattr(self, "feature_names_in_", None)
+        path = selection_path(self._selector(max(eff), C, gamma), X[:, varying], y, eff, tick,
+                              None if names is None else names[varying])
         return varying, constant, {B: path[min(B, varying.size)] for B in ks}
 
     def fit(self, X, y):

@@ -210,3 +210,21 @@ def test_bad_parameters_raise_value_error(synthetic, params, match):
     X, y = synthetic
     with pytest.raises(ValueError, match=match):
         KernelFeatureSelectorCV(**{"cv": 2, "method": FAST, **params}).fit(X, y)
+
+
+def test_dataframe_string_labels_clone_and_pickle(synthetic):
+    pd = pytest.importorskip("pandas")
+    import pickle
+
+    from sklearn.base import clone
+    X, y = synthetic
+    names = [f"c{j}" for j in range(X.shape[1])]
+    labels = np.where(y > 0, "outside", "inside")
+    df = pd.DataFrame(X, columns=names)
+    sel = KernelFeatureSelectorCV([1, 2], cv=2, method="ls", gamma=1.0).fit(df, labels)
+    np.testing.assert_array_equal(sel.classes_, ["inside", "outside"])
+    assert list(sel.get_feature_names_out()) == ["c0", "c1"] == sel.result_.feature_names
+    assert set(sel.estimator_.predict(X[:5, sel.support_])) <= {"inside", "outside"}
+    again = pickle.loads(pickle.dumps(sel))
+    np.testing.assert_array_equal(again.transform(df), sel.transform(df))
+    assert clone(sel).get_params() == sel.get_params() and not hasattr(clone(sel), "cv_results_")
