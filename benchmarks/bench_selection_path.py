@@ -1,6 +1,6 @@
 """The warm-started path of KernelFeatureSelectorCV against cold runs per B, and CV with a gamma grid.
 
-(a) Quality: for each B of a grid, :func:`minlp_fs.selection_path` keeps the best of the cold run (the
+(a) Quality: for each B of a grid, :func:`minlp_fs.selection_cv.selection_path` keeps the best of the cold run (the
     method from its alpha-start) and the warm runs (from the neighbouring B's best subset grown or
     shrunk by the best exact feature). Counted: the (instance, B) where a warm run was strictly better
     than the cold run, on seeded synthetic sets (both senses, LS*) and on BCD (fit sense, LS and LS*).

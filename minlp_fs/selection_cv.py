@@ -149,7 +149,10 @@ class KernelFeatureSelectorCV(SelectorMixin, BaseEstimator):
         A grid searched jointly with B; None uses ``C`` (``gamma``) alone.
     select : {"best", "1se"}, default="best"
         The best mean score, or the smallest B within one standard error of it.
-    verbose : int, default=0
+""").replace("""    verbose : int, default=0
+        > 0 shows a progress bar of the selection (its incumbent's improvements; with
+        ``n_features="auto"`` the cross-validated path); 0 is silent.
+""", """    verbose : int, default=0
         > 0 shows a progress bar over the paths (one per grid point and split, and the final one).
 """) + """
     Attributes

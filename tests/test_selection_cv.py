@@ -228,3 +228,11 @@ def test_dataframe_string_labels_clone_and_pickle(synthetic):
     again = pickle.loads(pickle.dumps(sel))
     np.testing.assert_array_equal(again.transform(df), sel.transform(df))
     assert clone(sel).get_params() == sel.get_params() and not hasattr(clone(sel), "cv_results_")
+
+
+def test_docstrings_describe_each_estimators_own_parameters():
+    """The CV docstring is the selector's with n_features and verbose rewritten (text replacements)."""
+    doc = KernelFeatureSelectorCV.__doc__
+    assert "n_features : None, int or sequence of int" in doc and "B, the exact number" not in doc
+    assert doc.count("verbose : int") == 1 and "one per grid point and split" in doc
+    assert 'n_features : int or "auto"' in CardinalitySVC.__doc__ and "probability : bool" in CardinalitySVC.__doc__
