@@ -13,7 +13,9 @@ degree on exactly those B columns, scaled as in the selection. The selection ker
 Sense. ``sense="fit"`` (the default here) maximises g(beta) = min_alpha f(alpha, beta), i.e. selects
 the features whose SVM fits best; ``sense="paper"`` minimises it as problem (4) is written, which
 prefers features whose SVM fits *worst*, down to the trivial bound -2C min(|I+|, |I-|) (Remark 1), where
-the SVM predicts one class. A degenerate fit emits :class:`DegenerateSelectionWarning`.
+the SVM predicts one class. A degenerate fit emits :class:`DegenerateSelectionWarning`, and every
+paper-sense fit its subclass :class:`PaperSenseWarning` (the issue-15 report: paper-sense selections at
+chance level that were not degenerate went unflagged).
 
 Conventions (scikit-learn's ``feature_selection`` module): ``__init__`` only stores parameters;
 fitted attributes end in ``_``. Constant columns carry no information (the package's instances
