@@ -14,16 +14,19 @@ from .estimators import (
     CardinalitySVC,
     DegenerateSelectionWarning,
     KernelFeatureSelector,
+    PaperSenseWarning,
 )
 from .instance import Instance, make_instance
 from .kernels import GaussianKernel, PolynomialKernel, make_kernel
 from .methods import get_method
 from .objective import dual_objective
 from .result import Result
+from .selection_cv import KernelFeatureSelectorCV, plot_cv_results
 
 __all__ = [
     "AlphaSubproblem", "build_instance", "solve", "load_dataset", "make_synthetic", "CapabilityError",
     "InputError", "MinlpFsError", "SolverUnavailableError", "Instance", "make_instance", "GaussianKernel",
     "PolynomialKernel", "make_kernel", "get_method", "dual_objective", "Result",
-    "CardinalitySVC", "DegenerateSelectionWarning", "KernelFeatureSelector",
+    "CardinalitySVC", "DegenerateSelectionWarning", "KernelFeatureSelector", "KernelFeatureSelectorCV",
+    "PaperSenseWarning", "plot_cv_results",
 ]

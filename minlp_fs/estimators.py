@@ -13,7 +13,9 @@ degree on exactly those B columns, scaled as in the selection. The selection ker
 Sense. ``sense="fit"`` (the default here) maximises g(beta) = min_alpha f(alpha, beta), i.e. selects
 the features whose SVM fits best; ``sense="paper"`` minimises it as problem (4) is written, which
 prefers features whose SVM fits *worst*, down to the trivial bound -2C min(|I+|, |I-|) (Remark 1), where
-the SVM predicts one class. A degenerate fit emits :class:`DegenerateSelectionWarning`.
+the SVM predicts one class. A degenerate fit emits :class:`DegenerateSelectionWarning`, and every
+paper-sense fit its subclass :class:`PaperSenseWarning` (the issue-15 report: paper-sense selections at
+chance level that were not degenerate went unflagged).
 
 Conventions (scikit-learn's ``feature_selection`` module): ``__init__`` only stores parameters;
 fitted attributes end in ``_``. Constant columns carry no information (the package's instances
@@ -27,13 +29,17 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.feature_selection import SelectorMixin
+from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils import ClassifierTags, check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
+from tqdm.auto import tqdm
 
 from .alpha import AlphaSubproblem
 from .instance import encode_labels, make_instance
@@ -43,6 +49,8 @@ from .result import Incumbent
 
 KERNELS = ("poly", "rbf")
 GAMMA_RULES = ("scale", "auto")
+#: folds of the Platt scaling (libsvm's choice for SVC(probability=True))
+PLATT_FOLDS = 5
 _SCALERS = {"minmax": MinMaxScaler, "standard": StandardScaler, "none": FunctionTransformer}
 
 
@@ -50,12 +58,23 @@ class DegenerateSelectionWarning(UserWarning):
     """The fitted SVM is degenerate: it attains the trivial bound or predicts one class."""
 
 
+class PaperSenseWarning(DegenerateSelectionWarning):
+    """An estimator runs in the paper sense: it selects the worst-fitting features by construction."""
+
+
+def _paper_sense_warning(est) -> None:
+    """Emitted by every estimator's fit with ``sense="paper"`` (whatever the fit turns out to be)."""
+    warnings.warn(f"{type(est).__name__} runs in the paper sense (problem (4) as written): it minimises "
+                  "g(beta) and so selects the worst-fitting features by construction; use sense='fit' to "
+                  "select the features whose SVM fits best", PaperSenseWarning, stacklevel=3)
+
+
 class _CardinalityParams:
     """The parameters shared by both estimators (documented on each class)."""
 
     def __init__(self, n_features=5, *, kernel="poly", degree=3, gamma=0.1, coef0=1.0, C=10.0,
                  method="ls*", sense="fit", scaling="minmax", random_state=None, n_jobs=1,
-                 time_limit=None, method_params=None):
+                 time_limit=None, method_params=None, verbose=0):
         self.n_features = n_features
         self.kernel = kernel
         self.degree = degree
@@ -69,6 +88,7 @@ class _CardinalityParams:
         self.n_jobs = n_jobs
         self.time_limit = time_limit
         self.method_params = method_params
+        self.verbose = verbose
 
 
 _PARAMS_DOC = """
@@ -107,6 +127,9 @@ _PARAMS_DOC = """
         Seconds, for methods with a ``time_limit`` option (an error for the others).
     method_params : dict or None, default=None
         Further options of the method (``get_method(method, **method_params)``).
+    verbose : int, default=0
+        > 0 shows a progress bar of the selection (its incumbent's improvements; with
+        ``n_features="auto"`` the cross-validated path); 0 is silent.
 """
 
 
@@ -214,7 +237,14 @@ def _select(est, X, y):
     inst, est.gamma_ = _instance(est, X[:, varying], y, B)
     if names is not None:
         inst = inst.with_params(feature_names=tuple(str(names[j]) for j in varying))
-    result = _all_features(inst) if B == varying.size else _method(est).solve(inst)
+    if B == varying.size:
+        result = _all_features(inst)
+    else:
+        with tqdm(disable=not est.verbose, desc=f"{est.method} n_features={B}", unit=" improvements") as bar:
+            def progress(point):
+                bar.set_postfix_str(f"f={point.value:.6g} ({point.source})")
+                bar.update()
+            result = _method(est).solve(inst, callback=progress)
     if not result.ok:
         raise RuntimeError(f"method {est.method!r} returned no selection ({result.status}): {result.message}")
     constant = np.setdiff1d(np.arange(n_in), varying)
@@ -270,7 +300,10 @@ class KernelFeatureSelector(SelectorMixin, _CardinalityParams, BaseEstimator):
         """Select the features of X for labels y (any two values)."""
         X, y = validate_data(self, X, y, ensure_min_samples=2)
         _check_targets(y)
-        if _select(self, X, y):
+        degenerate = _select(self, X, y)
+        if self.sense == "paper":
+            _paper_sense_warning(self)
+        if degenerate:
             _degenerate_warning(self, _TRIVIAL)
         return self
 
@@ -289,20 +322,36 @@ class KernelFeatureSelector(SelectorMixin, _CardinalityParams, BaseEstimator):
 class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
     __doc__ = """Kernel SVC on exactly ``n_features`` features chosen by DFS-SVM (problem (4)).
 
-    ``fit`` selects the features with a :class:`KernelFeatureSelector` of the same parameters, scales
-    the selected columns (scaling fitted on the training data, applied again in ``predict``) and trains
-    ``SVC(kernel, C, gamma=gamma_, coef0, degree)`` on them. Binary classification only.
-    """ + _PARAMS_DOC + """
+    ``fit`` selects the features with a :class:`KernelFeatureSelector` of the same parameters (with
+    ``n_features="auto"``: a :class:`~minlp_fs.selection_cv.KernelFeatureSelectorCV` with its default
+    grid and 5-fold CV at this C and gamma), scales the selected columns (scaling fitted on the training
+    data, applied again in ``predict``) and trains ``SVC(kernel, C, gamma=gamma_, coef0, degree)`` on
+    them. Binary classification only.
+    """ + _PARAMS_DOC.replace("""    n_features : int, default=5
+        B,""", """    n_features : int or "auto", default=5
+        "auto": chosen by cross-validation (``KernelFeatureSelectorCV``). Otherwise B,""") + """
+    probability : bool, default=False
+        Enable ``predict_proba`` and ``predict_log_proba``: Platt scaling, a sigmoid fitted to the
+        SVC's decision values predicted out of fold (``CalibratedClassifierCV(SVC, method="sigmoid",
+        cv=5, ensemble=False)``, what ``SVC(probability=True)`` did with libsvm's internal 5-fold CV;
+        scikit-learn 1.9 deprecates that parameter for this). Stratified folds without shuffling
+        (deterministic), fewer than 5 when a class has fewer than 5 examples.
+        The probabilities may disagree with ``predict`` near the boundary, as ``SVC``'s do.
+
     Attributes
     ----------
-    selector_ : KernelFeatureSelector
+    selector_ : KernelFeatureSelector or KernelFeatureSelectorCV
         The fitted selector.
+    n_features_ : int
+        The number of features selected (``n_features``, or the one chosen by CV).
     support_, selected_features_, ranking_, objective_, result_, gamma_ :
-        As on the selector.
+        As on the selector (with ``n_features="auto"``, ``ranking_`` is 1 for the selected, 2 otherwise).
     scaler_ : transformer
         The scaling of the selected columns.
     svc_ : sklearn.svm.SVC
         The SVC on the scaled selected columns, trained on labels -1/+1.
+    calibrator_ : sklearn.calibration.CalibratedClassifierCV
+        With ``probability=True`` only: the Platt scaling of that SVC.
     classes_ : ndarray of shape (2,)
         The two labels; ``decision_function`` > 0 means ``classes_[1]``.
     n_features_in_, feature_names_in_ :
@@ -310,41 +359,93 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
 
     A :class:`DegenerateSelectionWarning` is emitted when the fitted SVM is degenerate: the selection's
     objective attains the trivial bound (every minority alpha at C, Remark 1), or the SVC predicts a
-    single class on its training data.
+    single class on its training data; a :class:`PaperSenseWarning` (a subclass) on every fit in the
+    paper sense.
     """
+
+    def __init__(self, n_features=5, *, kernel="poly", degree=3, gamma=0.1, coef0=1.0, C=10.0,
+                 method="ls*", sense="fit", scaling="minmax", random_state=None, n_jobs=1,
+                 time_limit=None, method_params=None, verbose=0, probability=False):
+        super().__init__(n_features, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, C=C,
+                         method=method, sense=sense, scaling=scaling, random_state=random_state,
+                         n_jobs=n_jobs, time_limit=time_limit, method_params=method_params, verbose=verbose)
+        self.probability = probability
+
+    def _fit_selector(self, X, y):
+        """The fitted selector of ``n_features`` (an int, or "auto" for the cross-validated one)."""
+        if isinstance(self.n_features, str) and self.n_features == "auto":
+            from .selection_cv import KernelFeatureSelectorCV
+
+            names = KernelFeatureSelectorCV._get_param_names()
+            params = {k: v for k, v in self.get_params().items() if k in names and k != "n_features"}
+            return KernelFeatureSelectorCV(**params).fit(X, y)
+        names = KernelFeatureSelector._get_param_names()
+        return KernelFeatureSelector(**{k: v for k, v in self.get_params().items() if k in names}).fit(X, y)
 
     def fit(self, X, y):
         """Select ``n_features`` features of X, then train the SVC on them."""
         Xv, y = validate_data(self, X, y, ensure_min_samples=2)
         _check_targets(y)
-        self.selector_ = KernelFeatureSelector(**self.get_params())
+        if not isinstance(self.probability, (bool, np.bool_)):
+            raise ValueError(f"probability must be True or False; got {self.probability!r}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateSelectionWarning)
-            self.selector_.fit(X, y)
-        sel = self.selector_
-        for name in ("classes_", "support_", "selected_features_", "objective_", "result_",
-                     "ranking_", "gamma_"):
+            self.selector_ = sel = self._fit_selector(X, y)
+        for name in ("classes_", "support_", "selected_features_", "objective_", "result_", "gamma_"):
             setattr(self, name, getattr(sel, name))
+        self.n_features_ = int(self.support_.sum())
+        self.ranking_ = getattr(sel, "ranking_", np.where(self.support_, 1, 2))
         self.scaler_ = _SCALERS[self.scaling]().fit(Xv[:, self.support_])
         Z = self.scaler_.transform(Xv[:, self.support_])
         svc = SVC(kernel=self.kernel, C=self.C, gamma=self.gamma_, coef0=self.coef0, degree=self.degree)
-        self.svc_ = svc.fit(Z, encode_labels(y, y.shape[0])[0])
+        signs = encode_labels(y, y.shape[0])[0]
+        self.svc_ = clone(svc).fit(Z, signs)
+        if self.probability:
+            folds = min(PLATT_FOLDS, int(np.bincount(signs > 0).min()))
+            if folds < 2:
+                raise ValueError("probability=True needs at least 2 examples of each class (Platt scaling "
+                                 "fits its sigmoid out of fold)")
+            self.calibrator_ = CalibratedClassifierCV(svc, method="sigmoid", cv=StratifiedKFold(folds),
+                                                      ensemble=False).fit(Z, signs)
+        if self.sense == "paper":
+            _paper_sense_warning(self)
         if self.result_.degenerate:
             _degenerate_warning(self, _TRIVIAL)
         elif np.unique(self.svc_.predict(Z)).size < 2:
             _degenerate_warning(self, "it predicts a single class on its training data")
         return self
 
-    def decision_function(self, X):
-        """Signed distance to the separating surface; positive means ``classes_[1]``."""
+    def _transform(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        return self.svc_.decision_function(self.scaler_.transform(X[:, self.support_]))
+        return self.scaler_.transform(X[:, self.support_])
+
+    def decision_function(self, X):
+        """Signed distance to the separating surface; positive means ``classes_[1]``."""
+        Z = self._transform(X)
+        return self.svc_.decision_function(Z)
 
     def predict(self, X):
         """The predicted labels (original values)."""
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Platt-scaled probabilities of ``classes_[0]`` and ``classes_[1]`` (columns in that order)."""
+        Z = self._transform(X)
+        return self.calibrator_.predict_proba(Z)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """The logarithm of :meth:`predict_proba`."""
+        Z = self._transform(X)
+        return np.log(self.calibrator_.predict_proba(Z))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -14,7 +14,9 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from minlp_fs.datasets import make_synthetic
-from minlp_fs.estimators import CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector, _method
+from minlp_fs.estimators import (
+    CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector, PaperSenseWarning, _method,
+)
 from minlp_fs.methods import get_method
 from minlp_fs.objective import dual_objective
 
@@ -155,12 +157,16 @@ def test_degenerate_warning_in_paper_sense():
     X, y = load_breast_cancer(return_X_y=True)
     X, y = X[:100, :12], y[:100]
     args = dict(n_features=2, degree=2, C=10.0, method="enumerate")
-    with pytest.warns(DegenerateSelectionWarning, match="sense='fit'"):
+    with pytest.warns(DegenerateSelectionWarning) as caught:
         clf = CardinalitySVC(sense="paper", **args).fit(X, y)
+    kinds = [(type(w.message), "sense='fit'" in str(w.message)) for w in caught]
+    assert kinds == [(PaperSenseWarning, True), (DegenerateSelectionWarning, True)]
     assert clf.result_.degenerate and clf.result_.certified
     np.testing.assert_array_equal(clf.predict(X), np.bincount(y).argmax())
-    with pytest.warns(DegenerateSelectionWarning, match="trivial bound"):
+    with pytest.warns(DegenerateSelectionWarning) as caught:
         KernelFeatureSelector(sense="paper", **args).fit(X, y)
+    assert [type(w.message) for w in caught] == [PaperSenseWarning, DegenerateSelectionWarning]
+    assert "worst-fitting features" in str(caught[0].message) and "trivial bound" in str(caught[1].message)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateSelectionWarning)
         fit = CardinalitySVC(sense="fit", **args).fit(X, y)
@@ -220,3 +226,47 @@ def test_bad_data_raise_value_error(synthetic):
         CardinalitySVC(2, method=FAST).fit(X, np.ones(len(y)))
     with pytest.raises(ValueError, match="every column of X is constant"):
         KernelFeatureSelector(1, method=FAST).fit(np.ones((10, 3)), np.arange(10) % 2)
+
+
+def test_predict_proba_platt_scaling(synthetic):
+    X, y, _ = synthetic
+    labels = np.where(y > 0, "outside", "inside")
+    clf = CardinalitySVC(2, method=FAST, gamma=1.0, probability=True).fit(X, labels)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(y), 2) and np.all((proba >= 0) & (proba <= 1))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_allclose(clf.predict_log_proba(X), np.log(proba))
+    # column 1 is classes_[1]; the sigmoid is increasing in the decision value
+    order = np.argsort(clf.decision_function(X))
+    assert np.all(np.diff(proba[order, 1]) >= -1e-12)
+    assert np.mean((proba[:, 1] > 0.5) == (clf.predict(X) == "outside")) > 0.9
+    again = CardinalitySVC(2, method=FAST, gamma=1.0, probability=True).fit(X, labels)
+    np.testing.assert_array_equal(again.predict_proba(X), proba)
+    plain = CardinalitySVC(2, method=FAST, gamma=1.0).fit(X, labels)
+    assert not hasattr(plain, "predict_proba") and not hasattr(plain, "calibrator_")
+    np.testing.assert_array_equal(plain.decision_function(X), clf.decision_function(X))
+    with pytest.raises(ValueError, match="probability must be True or False"):
+        CardinalitySVC(2, method=FAST, probability="yes").fit(X, y)
+    with pytest.raises(ValueError, match="at least 2 examples of each class"):
+        CardinalitySVC(1, method=FAST, probability=True).fit(X[:5], [0, 0, 0, 0, 1])
+
+
+def test_paper_sense_warning_on_every_paper_fit_only(synthetic):
+    X, y, _ = synthetic
+    for est in (KernelFeatureSelector(2, method=FAST, sense="paper"), CardinalitySVC(2, method=FAST, sense="paper")):
+        with pytest.warns(PaperSenseWarning, match="selects the worst-fitting features by construction"):
+            est.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateSelectionWarning)
+        KernelFeatureSelector(2, method=FAST).fit(X, y)
+        CardinalitySVC(2, method=FAST, gamma=1.0).fit(X, y)
+    assert issubclass(PaperSenseWarning, DegenerateSelectionWarning)
+
+
+def test_verbose_shows_the_incumbent_improvements(synthetic, capsys):
+    X, y, _ = synthetic
+    CardinalitySVC(2, method="ls", verbose=1).fit(X, y)
+    err = capsys.readouterr().err
+    assert "ls n_features=2" in err and "improvements" in err and "f=" in err
+    CardinalitySVC(2, method="ls").fit(X, y)
+    assert capsys.readouterr().err == ""

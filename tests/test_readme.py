@@ -8,11 +8,14 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
 
 
-def test_readme_has_the_api_tour_and_the_estimator_example():
-    assert len(BLOCKS) == 2
+def test_readme_has_the_api_tour_and_the_estimator_examples():
+    assert len(BLOCKS) == 3
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=["api", "estimator"])
-def test_readme_python_block_runs(block, capsys):
+@pytest.mark.parametrize("block", BLOCKS, ids=["api", "estimator", "estimator-cv"])
+def test_readme_python_block_runs(block, capsys, tmp_path, monkeypatch):
+    if "plot_cv_results" in block:
+        pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)                           # files a block writes (its plot) stay out of the tree
     exec(compile(block, str(README), "exec"), {"__name__": "readme"})
     assert capsys.readouterr().out.strip()
