@@ -1,4 +1,4 @@
-"""Command line: ``minlp-fs solve | certify | solvers | export | datasets | bench``.
+"""Command line: ``minlp-fs solve | certify | solvers | export | evaluate | datasets | bench``.
 
 Instance flags are shared by every verb; method options become flags automatically from the
 registered methods' dataclass fields (``--refit-fraction``, ``--n-samples``, ...), so this file
@@ -104,6 +104,18 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     e.add_argument("--format", required=True, choices=("nl", "gms"))
     e.add_argument("--out", required=True, help="output file")
     e.add_argument("--start", default=None, help="starting point: alpha-start (default), random or i,j,k")
+    ev = sub.add_parser("evaluate", help="our objective and status of a feature list, an AMPL .sol or a GAMS .gdx")
+    _instance_flags(ev)
+    src = ev.add_mutually_exclusive_group(required=True)
+    src.add_argument("--features", help="comma-separated 0-based feature indices (B of them)")
+    src.add_argument("--sol", help="AMPL .sol of a model written by `export --format nl`")
+    src.add_argument("--gdx", help="GAMS .gdx (levels) of a model written by `export --format gms`")
+    ev.add_argument("--col", help="the .nl's .col file (default: the .sol's name with suffix .col)")
+    ev.add_argument("--gms", help="the exported .gms, for its symbol table (default: the .gdx's name, .gms)")
+    ev.add_argument("--certify", action=argparse.BooleanOptionalAction, default=None,
+                    help="enumerate all C(n,B) subsets for the certified optimum (default: when C(n,B) <= 5000)")
+    ev.add_argument("--jobs", type=int, default=1, help="worker processes of the enumeration")
+    ev.add_argument("--time-limit", type=float, default=None, help="seconds for the enumeration")
     sub.add_parser("datasets", help="list the paper's datasets")
     add_bench_parser(sub)
     return p, dests
@@ -200,6 +212,20 @@ def _run_export(args) -> int:
     return 0
 
 
+def _run_evaluate(args) -> int:
+    from .evaluate import evaluate, format_evaluation, parse_features, read_gdx, read_sol
+
+    inst = _instance(args)
+    if args.features is not None:
+        kw = {"features": parse_features(args.features)}
+    else:
+        alpha, beta = read_sol(inst, args.sol, args.col) if args.sol else read_gdx(inst, args.gdx, args.gms)
+        kw = {"alpha": alpha, "beta": beta, "source": args.sol or args.gdx}
+    ev = evaluate(inst, certify=args.certify, time_limit=args.time_limit, n_jobs=args.jobs, **kw)
+    print(json.dumps({**ev.to_dict(), "instance": inst.describe()}) if args.json else format_evaluation(ev))
+    return 0
+
+
 def _run_datasets(args) -> int:
     from .datasets import PAPER_DATASETS
 
@@ -222,6 +248,8 @@ def main(argv=None) -> int:
             return _run_solvers(args)
         if args.verb == "export":
             return _run_export(args)
+        if args.verb == "evaluate":
+            return _run_evaluate(args)
         return _run_datasets(args)
     except MinlpFsError as exc:
         print(f"minlp-fs: error: {exc}", file=sys.stderr)
