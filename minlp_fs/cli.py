@@ -1,4 +1,4 @@
-"""Command line: ``minlp-fs solve | certify | solvers | export | evaluate | datasets | bench``.
+"""Command line: ``minlp-fs solve | certify | solvers | export | evaluate | compare | datasets | bench``.
 
 Instance flags are shared by every verb; method options become flags automatically from the
 registered methods' dataclass fields (``--refit-fraction``, ``--n-samples``, ...), so this file
@@ -116,6 +116,14 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
                     help="enumerate all C(n,B) subsets for the certified optimum (default: when C(n,B) <= 5000)")
     ev.add_argument("--jobs", type=int, default=1, help="worker processes of the enumeration")
     ev.add_argument("--time-limit", type=float, default=None, help="seconds for the enumeration")
+    cp = sub.add_parser("compare", conflict_handler="resolve",
+                        help="run several methods on one instance (or a small grid) and tabulate them")
+    _instance_flags(cp)
+    cp.add_argument("--B", default=None, help="features to select, or a list for a grid: 3,4 (default: min(5, n))")
+    cp.add_argument("--kernel", default="poly2", help="kernel, or a list for a grid: poly2,rbf (default: poly2)")
+    cp.add_argument("--methods", required=True, help="comma-separated method names, e.g. ls*,acso*,scip,enumerate")
+    cp.add_argument("--time-limit", type=float, default=None, help="seconds, for each method that has a limit")
+    cp.add_argument("--plot", help="PNG file: incumbent (and bound) over time per method")
     sub.add_parser("datasets", help="list the paper's datasets")
     add_bench_parser(sub)
     return p, dests
@@ -226,6 +234,19 @@ def _run_evaluate(args) -> int:
     return 0
 
 
+def _run_compare(args) -> int:
+    from .compare import compare_grid, format_table, parse_list, plot
+
+    grid = {"B": None if args.B is None else parse_list(args.B, int, "--B"),
+            "kernel": parse_list(args.kernel, str, "--kernel")}
+    rows = compare_grid(lambda **p: _instance(argparse.Namespace(**{**vars(args), **p})),
+                        parse_list(args.methods, str, "--methods"), grid, args.time_limit, args.seed)
+    if args.plot:
+        plot(rows, args.plot)
+    print(json.dumps([r.to_dict() for r in rows]) if args.json else format_table(rows).rstrip())
+    return 0 if all(r.result.ok for r in rows) else 1
+
+
 def _run_datasets(args) -> int:
     from .datasets import PAPER_DATASETS
 
@@ -250,6 +271,8 @@ def main(argv=None) -> int:
             return _run_export(args)
         if args.verb == "evaluate":
             return _run_evaluate(args)
+        if args.verb == "compare":
+            return _run_compare(args)
         return _run_datasets(args)
     except MinlpFsError as exc:
         print(f"minlp-fs: error: {exc}", file=sys.stderr)
