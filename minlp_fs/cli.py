@@ -1,4 +1,4 @@
-"""Command line: ``minlp-fs solve | certify | solvers | export | evaluate | compare | datasets | bench``.
+"""Command line: ``minlp-fs solve | certify | solvers | methods | export | evaluate | compare | datasets | bench``.
 
 Instance flags are shared by every verb; method options become flags automatically from the
 registered methods' dataclass fields (``--refit-fraction``, ``--n-samples``, ...), so this file
@@ -99,6 +99,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     sv = sub.add_parser("solvers", help="list the solver adapters with availability and the reason")
     sv.add_argument("--json", action="store_true")
+    mt = sub.add_parser("methods", help="list the methods with their options, defaults and meaning")
+    mt.add_argument("--json", action="store_true")
     e = sub.add_parser("export", help="write the MINLP as .nl (with .row/.col) or .gms")
     _instance_flags(e)
     e.add_argument("--format", required=True, choices=("nl", "gms"))
@@ -207,7 +209,16 @@ def _run_solvers(args) -> int:
         return 0
     for r in rows:
         state = "available" if r["available"] else "unavailable"
-        print(f"{r['name']:<12} {state:<12} {r['scope']:<7} {r['reason']}")
+        limit = f"demo: rows, columns <= {r['demo_limit']}" if r.get("demo_limit") else "-"
+        print(f"{r['name']:<12} {state:<12} {r['scope']:<7} {limit:<30} {r['reason']}")
+    return 0
+
+
+def _run_methods(args) -> int:
+    from .catalog import format_catalog, method_catalog
+
+    rows = method_catalog()
+    print(json.dumps(rows, default=repr) if args.json else format_catalog(rows).rstrip())
     return 0
 
 
@@ -267,6 +278,8 @@ def main(argv=None) -> int:
             return _run_certify(args)
         if args.verb == "solvers":
             return _run_solvers(args)
+        if args.verb == "methods":
+            return _run_methods(args)
         if args.verb == "export":
             return _run_export(args)
         if args.verb == "evaluate":
