@@ -14,6 +14,7 @@ optimum, in the units of g, when it has one (enumeration, global solvers).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from .errors import InputError, MinlpFsError
@@ -49,6 +50,13 @@ def parse_list(text: str, kind=str, flag: str = "") -> list:
     return values
 
 
+def _check_time_limit(time_limit) -> None:
+    """A bad limit is the caller's error, raised once, not an error row per method."""
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not math.isfinite(time_limit) or time_limit <= 0):
+        raise InputError(f"time_limit must be None or a number of seconds > 0; got {time_limit!r}")
+
+
 def _check_methods(methods) -> list:
     from .methods import canonical_name, method_class
 
@@ -80,6 +88,7 @@ def run_method(instance, method: str, time_limit: float | None = None, seed: int
 def compare(instance, methods, time_limit: float | None = None, seed: int = 0) -> list:
     """One :class:`Row` per method, in the given order, with gaps to the reference (module docstring)."""
     names = _check_methods(methods)
+    _check_time_limit(time_limit)
     desc = instance.describe()
     rows = [Row(desc, name, run_method(instance, name, time_limit, seed)) for name in names]
     _add_gaps(instance, rows)
@@ -114,6 +123,7 @@ def compare_grid(build, methods, grid: dict | None = None, time_limit: float | N
     if bad:
         raise InputError(f"a comparison grid varies only {', '.join(GRID_PARAMS)}; got {', '.join(bad)}")
     names = _check_methods(methods)
+    _check_time_limit(time_limit)
     keys = list(grid)
     rows = []
     for values in itertools.product(*(grid[k] for k in keys)):
