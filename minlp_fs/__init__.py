@@ -3,30 +3,36 @@
 >>> from minlp_fs import build_instance, solve
 >>> inst = build_instance("bcd", B=5, kernel="poly2", sense="fit")
 >>> result = solve(inst, method="ls*")
+
+The public names are imported on first use (module ``__getattr__``, PEP 562), so that the command
+line starts without importing scikit-learn or numba when a verb does not need them.
 """
 __version__ = "0.1.0"
 
-from .alpha import AlphaSubproblem
-from .api import build_instance, solve
-from .datasets import load_dataset, make_synthetic
-from .errors import CapabilityError, InputError, MinlpFsError, SolverUnavailableError
-from .estimators import (
-    CardinalitySVC,
-    DegenerateSelectionWarning,
-    KernelFeatureSelector,
-    PaperSenseWarning,
-)
-from .instance import Instance, make_instance
-from .kernels import GaussianKernel, PolynomialKernel, make_kernel
-from .methods import get_method
-from .objective import dual_objective
-from .result import Result
-from .selection_cv import KernelFeatureSelectorCV, plot_cv_results
+import importlib
 
-__all__ = [
-    "AlphaSubproblem", "build_instance", "solve", "load_dataset", "make_synthetic", "CapabilityError",
-    "InputError", "MinlpFsError", "SolverUnavailableError", "Instance", "make_instance", "GaussianKernel",
-    "PolynomialKernel", "make_kernel", "get_method", "dual_objective", "Result",
-    "CardinalitySVC", "DegenerateSelectionWarning", "KernelFeatureSelector", "KernelFeatureSelectorCV",
-    "PaperSenseWarning", "plot_cv_results",
-]
+#: public name -> the submodule that defines it
+_PUBLIC = {
+    "AlphaSubproblem": "alpha", "build_instance": "api", "solve": "api", "load_dataset": "datasets",
+    "make_synthetic": "datasets", "CapabilityError": "errors", "InputError": "errors",
+    "MinlpFsError": "errors", "SolverUnavailableError": "errors", "CardinalitySVC": "estimators",
+    "DegenerateSelectionWarning": "estimators", "KernelFeatureSelector": "estimators",
+    "Instance": "instance", "make_instance": "instance", "GaussianKernel": "kernels",
+    "PolynomialKernel": "kernels", "make_kernel": "kernels", "get_method": "methods",
+    "dual_objective": "objective", "Result": "result", "PaperSenseWarning": "estimators",
+    "KernelFeatureSelectorCV": "selection_cv", "plot_cv_results": "selection_cv",
+}
+
+__all__ = list(_PUBLIC)
+
+
+def __getattr__(name):
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

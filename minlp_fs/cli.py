@@ -1,4 +1,4 @@
-"""Command line: ``minlp-fs solve | certify | solvers | export | datasets | bench``.
+"""Command line: ``minlp-fs solve | certify | solvers | methods | export | evaluate | compare | datasets | bench``.
 
 Instance flags are shared by every verb; method options become flags automatically from the
 registered methods' dataclass fields (``--refit-fraction``, ``--n-samples``, ...), so this file
@@ -99,11 +99,33 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     sv = sub.add_parser("solvers", help="list the solver adapters with availability and the reason")
     sv.add_argument("--json", action="store_true")
+    mt = sub.add_parser("methods", help="list the methods with their options, defaults and meaning")
+    mt.add_argument("--json", action="store_true")
     e = sub.add_parser("export", help="write the MINLP as .nl (with .row/.col) or .gms")
     _instance_flags(e)
     e.add_argument("--format", required=True, choices=("nl", "gms"))
     e.add_argument("--out", required=True, help="output file")
     e.add_argument("--start", default=None, help="starting point: alpha-start (default), random or i,j,k")
+    ev = sub.add_parser("evaluate", help="our objective and status of a feature list, an AMPL .sol or a GAMS .gdx")
+    _instance_flags(ev)
+    src = ev.add_mutually_exclusive_group(required=True)
+    src.add_argument("--features", help="comma-separated 0-based feature indices (B of them)")
+    src.add_argument("--sol", help="AMPL .sol of a model written by `export --format nl`")
+    src.add_argument("--gdx", help="GAMS .gdx (levels) of a model written by `export --format gms`")
+    ev.add_argument("--col", help="the .nl's .col file (default: the .sol's name with suffix .col)")
+    ev.add_argument("--gms", help="the exported .gms, for its symbol table (default: the .gdx's name, .gms)")
+    ev.add_argument("--certify", action=argparse.BooleanOptionalAction, default=None,
+                    help="enumerate all C(n,B) subsets for the certified optimum (default: when C(n,B) <= 5000)")
+    ev.add_argument("--jobs", type=int, default=1, help="worker processes of the enumeration")
+    ev.add_argument("--time-limit", type=float, default=None, help="seconds for the enumeration")
+    cp = sub.add_parser("compare", conflict_handler="resolve",
+                        help="run several methods on one instance (or a small grid) and tabulate them")
+    _instance_flags(cp)
+    cp.add_argument("--B", default=None, help="features to select, or a list for a grid: 3,4 (default: min(5, n))")
+    cp.add_argument("--kernel", default="poly2", help="kernel, or a list for a grid: poly2,rbf (default: poly2)")
+    cp.add_argument("--methods", required=True, help="comma-separated method names, e.g. ls*,acso*,scip,enumerate")
+    cp.add_argument("--time-limit", type=float, default=None, help="seconds, for each method that has a limit")
+    cp.add_argument("--plot", help="PNG file: incumbent (and bound) over time per method")
     sub.add_parser("datasets", help="list the paper's datasets")
     add_bench_parser(sub)
     return p, dests
@@ -187,7 +209,16 @@ def _run_solvers(args) -> int:
         return 0
     for r in rows:
         state = "available" if r["available"] else "unavailable"
-        print(f"{r['name']:<12} {state:<12} {r['scope']:<7} {r['reason']}")
+        limit = f"demo: rows, columns <= {r['demo_limit']}" if r.get("demo_limit") else "-"
+        print(f"{r['name']:<12} {state:<12} {r['scope']:<7} {limit:<30} {r['reason']}")
+    return 0
+
+
+def _run_methods(args) -> int:
+    from .catalog import format_catalog, method_catalog
+
+    rows = method_catalog()
+    print(json.dumps(rows, default=repr) if args.json else format_catalog(rows).rstrip())
     return 0
 
 
@@ -198,6 +229,33 @@ def _run_export(args) -> int:
     for path in export(inst, args.format, args.out, start=_start(args.start)):
         print(path)
     return 0
+
+
+def _run_evaluate(args) -> int:
+    from .evaluate import evaluate, format_evaluation, parse_features, read_gdx, read_sol
+
+    inst = _instance(args)
+    if args.features is not None:
+        kw = {"features": parse_features(args.features)}
+    else:
+        alpha, beta = read_sol(inst, args.sol, args.col) if args.sol else read_gdx(inst, args.gdx, args.gms)
+        kw = {"alpha": alpha, "beta": beta, "source": args.sol or args.gdx}
+    ev = evaluate(inst, certify=args.certify, time_limit=args.time_limit, n_jobs=args.jobs, **kw)
+    print(json.dumps({**ev.to_dict(), "instance": inst.describe()}) if args.json else format_evaluation(ev))
+    return 0
+
+
+def _run_compare(args) -> int:
+    from .compare import compare_grid, format_table, parse_list, plot
+
+    grid = {"B": None if args.B is None else parse_list(args.B, int, "--B"),
+            "kernel": parse_list(args.kernel, str, "--kernel")}
+    rows = compare_grid(lambda **p: _instance(argparse.Namespace(**{**vars(args), **p})),
+                        parse_list(args.methods, str, "--methods"), grid, args.time_limit, args.seed)
+    if args.plot:
+        plot(rows, args.plot)
+    print(json.dumps([r.to_dict() for r in rows]) if args.json else format_table(rows).rstrip())
+    return 0 if all(r.result.ok for r in rows) else 1
 
 
 def _run_datasets(args) -> int:
@@ -220,8 +278,14 @@ def main(argv=None) -> int:
             return _run_certify(args)
         if args.verb == "solvers":
             return _run_solvers(args)
+        if args.verb == "methods":
+            return _run_methods(args)
         if args.verb == "export":
             return _run_export(args)
+        if args.verb == "evaluate":
+            return _run_evaluate(args)
+        if args.verb == "compare":
+            return _run_compare(args)
         return _run_datasets(args)
     except MinlpFsError as exc:
         print(f"minlp-fs: error: {exc}", file=sys.stderr)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.svm import SVC
 
 
 def libsvm_solve(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-7) -> np.ndarray:
@@ -10,6 +9,8 @@ def libsvm_solve(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-7) -> n
 
     scikit-learn stores dual_coef_ = y_i alpha_i for the support vectors; alpha >= 0 is its modulus.
     """
+    from sklearn.svm import SVC  # here, not at import: scikit-learn takes about 1.5 s to import
+
     svc = SVC(C=C, kernel="precomputed", tol=tol, shrinking=True, cache_size=200)
     svc.fit(K, y)
     alpha = np.zeros(y.shape[0])

@@ -231,7 +231,7 @@ def list_solvers() -> list:
         try:
             cls = method_class(name)
         except Exception as exc:
-            rows.append({"name": name, "available": False, "scope": "?",
+            rows.append({"name": name, "available": False, "scope": "?", "demo_limit": None,
                          "reason": f"unavailable: {path} cannot be imported ({type(exc).__name__}: {exc})"})
             continue
         if not (isinstance(cls, type) and issubclass(cls, SolverMethod)):
@@ -239,5 +239,5 @@ def list_solvers() -> list:
         method = cls()
         avail = method.availability()
         rows.append({"name": name, "available": avail.ok, "reason": avail.reason or "ok",
-                     "scope": method.scope})
+                     "scope": method.scope, "demo_limit": getattr(cls, "demo_limit", None)})
     return rows

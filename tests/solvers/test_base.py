@@ -169,7 +169,7 @@ def test_list_solvers_covers_every_solver_entry(monkeypatch):
     assert {"ipopt", "ipopt-pyomo", "scip", "knitro"} <= names
     assert names <= set(REGISTRY)
     for row in rows:
-        assert set(row) == {"name", "available", "reason", "scope"}
+        assert set(row) == {"name", "available", "reason", "scope", "demo_limit"}
         assert row["available"] or row["reason"] != "ok"
     knitro = next(r for r in rows if r["name"] == "knitro")
     assert knitro["scope"] == "local"
