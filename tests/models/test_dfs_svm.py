@@ -98,7 +98,8 @@ def test_sizes_and_sparsity():
     expected = int(np.count_nonzero((X[:, None, :] * X[None, :, :])[iu]))
     assert size["terms"] == expected < size["pairs"] * n
     fit = model_size(build_model(inst.with_params(sense="fit")))
-    assert fit["variables"] == m + 1 + m + n and fit["constraints"] == m + 1
+    # budget, the cut sum c = 0 and m margins
+    assert fit["variables"] == m + 1 + m + n and fit["constraints"] == m + 2
     rbf = make_instance(X, inst.y, B=2, kernel="rbf", scaling="none")
     diffs = (X[:, None, :] - X[None, :, :])[iu]
     assert model_size(build_model(rbf))["terms"] == int(np.count_nonzero(diffs))

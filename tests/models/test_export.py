@@ -52,7 +52,7 @@ def test_gms_follows_minlplib_conventions_with_the_start(tmp_path, sense):
     assert np.allclose(alpha, fit.alpha, atol=1e-12) and np.flatnonzero(beta).tolist() == START
     # header counts: equations, variables (objvar included)
     eqs, cols = re.findall(r"^\*\s+(\d+)\s+\d+", text, flags=re.M)[:2]
-    rows_expected = 3 if sense == "paper" else inst.m + 2
+    rows_expected = 3 if sense == "paper" else inst.m + 3   # objective, budget, balance (+ m margins)
     assert int(eqs) == rows_expected == text.count("..  ")
     assert int(cols) == len(table) + 1
 
