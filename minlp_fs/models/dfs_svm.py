@@ -2,10 +2,10 @@
 
 The model is :class:`~minlp_fs.models.formulation.Formulation` (variables, bounds, rows and kernel
 entries, both senses; see there for the maths and the validity of the bounds) written as a Pyomo
-``ConcreteModel``: blocks ``beta``, ``alpha`` (paper) or ``c``, ``b``, ``xi`` (fit), rows ``budget``
-(sum beta = B; not ``card``, a GAMS function), ``balance`` and, in the fit sense, ``margin``; the
-objective is q plus the linear part, q written once per unordered pair i < h plus the diagonal, each
-kernel entry a shared expression. **In the fit sense the model's optimal value is -(the fit-sense
+``ConcreteModel``: blocks ``beta``, ``alpha`` (paper) or ``c``, ``b``, ``xi`` (fit) and ``t``, rows
+``budget`` (sum beta = B; not ``card``, a GAMS function), ``balance``, ``objective_bound``,
+``epigraph`` (q <= t, q written once per unordered pair i < h plus the diagonal, each kernel entry a
+shared expression) and, in the fit sense, ``margin``; the objective is linear. **In the fit sense the model's optimal value is -(the fit-sense
 optimum of g)**, the SVM primal.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..objective import svm_primal
-from .formulation import ALPHA, B_VAR, BETA, C_VAR, XI, Block, Formulation
+from .formulation import ALPHA, B_VAR, BETA, C_VAR, T_VAR, XI, Block, Formulation
 
 _INDEXED = re.compile(r"^(\w+)\[(\d+)\]$")
 
@@ -98,11 +98,16 @@ def _build(instance, relax, support):
     model.rows = pyo.Set(initialize=rows.tolist(), ordered=True)
     model.features = pyo.Set(initialize=range(instance.n), ordered=True)
     var = {name: _add_block(model, block) for name, block in form.blocks.items()}
+    flat = {name: [var[name]] if block.index is None else [var[name][int(i)] for i in block.index]
+            for name, block in form.blocks.items()}
+
+    def linear(terms: dict) -> list:
+        return [float(a) * x for name, coef in terms.items() for a, x in zip(coef, flat[name])]
+
     for row in form.linear_rows:
-        block, x = form.blocks[row.block], var[row.block]
-        body = sum(float(a) * x[int(i)] for a, i in zip(row.coef, block.index))
-        model.add_component(row.name, pyo.Constraint(expr=(row.lo, body, row.hi) if row.lo != row.hi
-                                                     else body == row.lo))
+        body = SumExpression(linear(row.terms))
+        model.add_component(row.name, pyo.Constraint(expr=body == row.lo if row.lo == row.hi
+                                                     else pyo.inequality(row.lo, body, row.hi)))
     K = _KernelEntries(form, var[BETA])
     v, w = var[form.quad], form.weight
     quad = []
@@ -113,15 +118,14 @@ def _build(instance, relax, support):
                 continue
             weight = (0.5 if h == i else 1.0) * float(w[p] * w[p + q])
             quad.append(weight * k * v[i] * v[h])
-    linear = [float(a) * var[name][int(i)] for name, coef in form.objective.items()
-              for a, i in zip(coef, form.blocks[name].index)]
+    model.epigraph = pyo.Constraint(expr=SumExpression(quad + [-1.0 * var[T_VAR]]) <= 0.0)
     if form.margins:
         margins = {}
         for i in range(instance.m):
             s = SumExpression([k * v[h] for h, k in zip(rows.tolist(), K.row(i, rows))] + [var[B_VAR]])
             margins[i] = float(y[i]) * s + var[XI][i] >= 1.0
         model.margin = pyo.Constraint(range(instance.m), rule=lambda _, i: margins[i])
-    model.objective = pyo.Objective(expr=SumExpression(quad + linear), sense=pyo.minimize)
+    model.objective = pyo.Objective(expr=SumExpression(linear(form.objective)), sense=pyo.minimize)
     model.dfs = {"instance": instance, "support": rows, "relax": relax, "sense": instance.sense,
                  "formulation": form, "pairs": len(K.entries), "terms": K.terms,
                  "build_time": time.perf_counter() - t0}
@@ -147,25 +151,28 @@ def load_start(model, alpha, beta) -> None:
 
     Fit sense: the primal point of alpha by :func:`minlp_fs.objective.svm_primal`: c_i = y_i alpha_i
     on the support rows, b from the KKT conditions, xi_i = max(0, 1 - y_i ((K_beta c)_i + b)).
-    alpha outside the support is dropped (the model has no variable for it).
+    alpha outside the support is dropped (the model has no variable for it). t = q, the quadratic form.
     """
     inst, rows = _instance_of(model)
     a = _check_vector("alpha", alpha, inst.m)
     bt = _check_vector("beta", beta, inst.n)
     for j in range(inst.n):
         model.beta[j].set_value(float(bt[j]), skip_validation=True)
+    kept = np.zeros(inst.m)
+    kept[rows] = a[rows]
+    K = inst.kernel.apply(inst.kernel.base(inst.X, weights=bt))
     if inst.sense == "paper":
         for i in rows.tolist():
             model.alpha[i].set_value(float(a[i]), skip_validation=True)
-        return
-    kept = np.zeros(inst.m)
-    kept[rows] = a[rows]
-    c, b, xi, _ = svm_primal(inst, inst.kernel.apply(inst.kernel.base(inst.X, weights=bt)), kept)
-    for i in rows.tolist():
-        model.c[i].set_value(float(c[i]))
-    model.b.set_value(b)
-    for i in range(inst.m):
-        model.xi[i].set_value(float(xi[i]))
+        v = kept * inst.y
+    else:
+        v, b, xi, _ = svm_primal(inst, K, kept)
+        for i in rows.tolist():
+            model.c[i].set_value(float(v[i]))
+        model.b.set_value(b)
+        for i in range(inst.m):
+            model.xi[i].set_value(float(xi[i]))
+    model.t.set_value(float(0.5 * v @ K @ v), skip_validation=True)
 
 
 def solution_from_values(instance, values: dict) -> tuple:

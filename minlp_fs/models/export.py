@@ -160,6 +160,8 @@ def gms_text(model, title: str = "") -> str:
     for k, (lines, kind, rhs, name) in enumerate(equations, start=1):
         out += ["", f"* {name}", f"e{k}..  " + "\n      ".join(lines) + f" {kind} {_num(rhs)};"]
     out += ["", "* set non-default bounds"]
+    low, high = model.dfs["formulation"].objective_range
+    out += [f"objvar.lo = {_num(low)};", f"objvar.up = {_num(high)};"]
     for s, v in symbols:
         if v.is_continuous() and v.lb not in (None, 0):
             out.append(f"{s}.lo = {_num(v.lb)};")

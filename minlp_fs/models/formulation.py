@@ -13,15 +13,29 @@ exp(-gamma s)). For binary beta this equals k(beta * x^i, beta * x^h) (beta_j^2 
 in [0, 1] (``relax``) it is still a PSD kernel (a weighted inner product / distance). Features whose
 term is zero are left out of each entry; an entry with no term is the constant phi(0).
 
-With v the quadratic block and w its weights, q = 1/2 sum_ih w_i w_h v_i v_h k_ih:
+With v the quadratic block and w its weights, q = 1/2 sum_ih w_i w_h v_i v_h k_ih. The quadratic form
+sits in the nonlinear row ``epigraph`` q - t <= 0 on a variable t (at an optimum t = q, since t has
+coefficient +1 in the objective), so the objective is linear:
 
 * ``paper`` (problem (4)): v = alpha (support rows, in [0, C]), w = y, beta binary;
-  min q - e'alpha s.t. ``budget`` sum beta = B, ``balance`` y'alpha = 0. Its optimum is min_beta g(beta).
+  min t - e'alpha s.t. ``budget`` sum beta = B, ``balance`` y'alpha = 0. Its optimum is min_beta g(beta).
 * ``fit``: max_beta g(beta) written as a minimisation. By strong duality g(beta) = -P(beta), P the
   optimum of the kernelised SVM primal, so the model is the joint minimisation over (beta, c, b, xi) of
-  q + C e'xi (v = c, w = 1) s.t. ``budget``, ``margin`` y_i (sum_h k_ih c_h + b) + xi_i >= 1 (every
+  t + C e'xi (v = c, w = 1) s.t. ``budget``, ``margin`` y_i (sum_h k_ih c_h + b) + xi_i >= 1 (every
   row i), and the cut ``balance`` sum c = 0. **Its optimal value is -(the fit-sense optimum of g)**;
   at the optimum c_i = y_i alpha_i.
+
+The objective is bounded by the row ``objective_bound`` L <= objective <= U (``objective_range``;
+the ``.gms`` writer also sets ``objvar.lo``/``objvar.up``), with M = 2C min(|I+|, |I-|):
+
+* paper, L = -M over the support rows (the trivial bound, Remark 1, the argument of the paragraph on
+  the soft l1 penalty after problem (4)): K_beta is PSD for every beta in [0, 1]^n, so q >= 0 and
+  f >= -e'alpha; y'alpha = 0 gives sum_{I+} alpha_i = sum_{I-} alpha_i, each side at most
+  C min(|I+|, |I-|), hence e'alpha <= M and f >= -M for every feasible point. U = 0: alpha = 0 is
+  feasible with f = 0, so every optimum has f <= 0 (a cut that keeps every optimum);
+* fit, L = 0: t >= q >= 0 (PSD) and xi >= 0. U = M over all rows: (c, b) = (0, the majority label)
+  with xi = 2 on the minority rows and 0 elsewhere is feasible with value M, so every optimum has
+  P <= M (relative margin 1e-9 so a start computed in floating point stays inside).
 
 Bounds and cuts that keep an optimum for every beta (they give global solvers finite boxes):
 
@@ -32,7 +46,9 @@ Bounds and cuts that keep an optimum for every beta (they give global solvers fi
   convex piecewise-linear hinge loss sum_i max(0, 1 - y_i((K c)_i + b)) (xi at its optimum), which
   is bounded below, so it attains its minimum at one of its breakpoints b = y_i - (K c)_i, and
   |y_i - (K c)_i| <= 1 + s_i;
-* xi_i <= 1 + s_i + b_max: the optimal xi_i = max(0, 1 - y_i((K c)_i + b)) is at most that.
+* xi_i <= min(1 + s_i + b_max, U / C): the optimal xi_i = max(0, 1 - y_i((K c)_i + b)) is at most
+  1 + s_i + b_max, and C xi_i <= t + C e'xi <= U at every optimum (t >= 0, xi >= 0);
+* t in [0, M] (paper: t = f + e'alpha <= 0 + M at an optimum; fit: t <= U).
 
 These bounds were in the Pyomo model; the SCIP model had the cut sum c = 0 and left b and xi free.
 Both now read this one description, so both have the bounds and the cut.
@@ -48,9 +64,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..objective import trivial_bound
 
 #: names of the variable blocks
-ALPHA, BETA, C_VAR, B_VAR, XI = "alpha", "beta", "c", "b", "xi"
+ALPHA, BETA, C_VAR, B_VAR, XI, T_VAR = "alpha", "beta", "c", "b", "xi", "t"
+#: relative margin added to the objective's upper bound, so a start computed in floating point stays inside
+_SLACK = 1e-9
 
 
 @dataclass(frozen=True)
@@ -70,11 +89,10 @@ class Block:
 
 @dataclass(frozen=True)
 class LinearRow:
-    """The row lo <= sum_k coef_k block[index_k] <= hi over one block's variables."""
+    """The row lo <= sum over blocks of sum_k coef_k block[index_k] <= hi; ``terms``: block -> coef."""
 
     name: str
-    block: str
-    coef: np.ndarray
+    terms: dict
     lo: float
     hi: float
 
@@ -95,9 +113,11 @@ def check_support(instance, support) -> np.ndarray:
 class Formulation:
     """The model of ``instance`` in its sense (see the module docstring).
 
-    Attributes: ``blocks`` (name -> :class:`Block`, in the writers' declaration order), ``rows``
+    Attributes: ``blocks`` (name -> :class:`Block`, in the writers' declaration order, t last), ``rows``
     (the support), ``quad`` (the block of v) and ``weight`` (w over ``rows``), ``objective``
-    (block -> linear coefficients), ``linear_rows`` and ``margins`` (fit sense: one row per sample).
+    (block -> linear coefficients, t included), ``objective_range`` (L, U), ``linear_rows`` (budget,
+    balance, objective_bound) and ``margins`` (fit sense: one row per sample); the epigraph row
+    q - t <= 0 is implied (every writer adds it).
     """
 
     def __init__(self, instance, relax: bool = False, support=None):
@@ -106,14 +126,18 @@ class Formulation:
         m, n, C, y = instance.m, instance.n, instance.C, instance.y
         k = rows.size
         beta = Block(BETA, np.arange(n), np.zeros(n), np.ones(n), binary=not relax)
-        budget = LinearRow("budget", BETA, np.ones(n), float(instance.B), float(instance.B))
+        budget = LinearRow("budget", {BETA: np.ones(n)}, float(instance.B), float(instance.B))
         if self.sense == "paper":
+            big_m = -trivial_bound(y[rows], C)
+            self.objective_range = (-big_m, 0.0)
             self.quad, self.weight = ALPHA, y[rows].astype(float)
             self.blocks = {BETA: beta, ALPHA: Block(ALPHA, rows, np.zeros(k), np.full(k, C))}
             self.objective = {ALPHA: np.full(k, -1.0)}
-            self.linear_rows = [budget, LinearRow("balance", ALPHA, y[rows].astype(float), 0.0, 0.0)]
+            balance = LinearRow("balance", {ALPHA: y[rows].astype(float)}, 0.0, 0.0)
             self.margins = False
         else:
+            big_m = -trivial_bound(y, C) * (1.0 + _SLACK)
+            self.objective_range = (0.0, big_m)
             s_max = C * instance.kernel.magnitude(instance.X)[:, rows].sum(axis=1)
             b_max = 1.0 + float(s_max.max())
             yr = y[rows]
@@ -121,10 +145,13 @@ class Formulation:
             self.blocks = {BETA: beta,
                            C_VAR: Block(C_VAR, rows, np.where(yr > 0, 0.0, -C), np.where(yr > 0, C, 0.0)),
                            B_VAR: Block(B_VAR, None, np.array([-b_max]), np.array([b_max])),
-                           XI: Block(XI, np.arange(m), np.zeros(m), 1.0 + s_max + b_max)}
+                           XI: Block(XI, np.arange(m), np.zeros(m), np.minimum(1.0 + s_max + b_max, big_m / C))}
             self.objective = {XI: np.full(m, C)}
-            self.linear_rows = [budget, LinearRow("balance", C_VAR, np.ones(k), 0.0, 0.0)]
+            balance = LinearRow("balance", {C_VAR: np.ones(k)}, 0.0, 0.0)
             self.margins = True
+        self.blocks[T_VAR] = Block(T_VAR, None, np.zeros(1), np.array([big_m]))
+        self.objective = {T_VAR: np.ones(1), **self.objective}
+        self.linear_rows = [budget, balance, LinearRow("objective_bound", self.objective, *self.objective_range)]
         kern = instance.kernel
         self.scale, self.const = kern.affine
         self.phi0 = float(kern.apply(np.zeros((1, 1)))[0, 0])
@@ -142,5 +169,5 @@ class Formulation:
 
     def size(self) -> tuple:
         """(rows, columns) of the model as GAMS counts it: the objective's row and ``objvar`` included."""
-        rows = 1 + len(self.linear_rows) + (self.instance.m if self.margins else 0)
+        rows = 2 + len(self.linear_rows) + (self.instance.m if self.margins else 0)   # + objective, epigraph
         return rows, sum(b.size for b in self.blocks.values()) + 1

@@ -1,15 +1,14 @@
 """The pyscipopt model of DFS-SVM: :class:`~minlp_fs.models.formulation.Formulation` in SCIP's expressions.
 
-Variables ``beta_j`` (binary), ``alpha_i`` (paper) or ``c_i``, ``b``, ``xi_i`` (fit) with the
-formulation's bounds, its linear rows (``budget``, ``balance``) and, in the fit sense, ``margin_i``.
-pyscipopt takes a linear objective only, so the quadratic form q sits in the nonlinear row
-``epigraph``: q <= t with t >= 0 (q >= 0 since K_beta is PSD); the objective is t plus the
-formulation's linear part. Each pair i < h is written once plus the diagonal.
+Variables ``beta_j`` (binary), ``alpha_i`` (paper) or ``c_i``, ``b``, ``xi_i`` (fit) and ``t`` with
+the formulation's bounds, its linear rows (``budget``, ``balance``, ``objective_bound``), the
+nonlinear row ``epigraph`` q <= t and, in the fit sense, ``margin_i``; the objective is linear. Each
+pair i < h is written once plus the diagonal.
 """
 from __future__ import annotations
 
 from ..objective import svm_primal
-from .formulation import B_VAR, BETA, XI, Formulation
+from .formulation import B_VAR, BETA, T_VAR, XI, Formulation
 
 
 class ScipModel:
@@ -30,11 +29,15 @@ class ScipModel:
                 var[name] = [model.addVar(f"{name}_{i}", vtype=vtype, lb=float(lo), ub=float(hi))
                              for i, lo, hi in zip(block.index.tolist(), block.lb, block.ub)]
         self.beta, self.w = var[BETA], var[form.quad]
-        self.b, self.xi = var.get(B_VAR), var.get(XI)
-        self.t = model.addVar("t", lb=0.0, ub=None)
+        self.b, self.xi, self.t = var.get(B_VAR), var.get(XI), var[T_VAR]
+        flat = {name: [x] if form.blocks[name].index is None else x for name, x in var.items()}
+
+        def linear(terms: dict):
+            return ps.quicksum(float(a) * x for name, coef in terms.items() for a, x in zip(coef, flat[name]))
+
         for row in form.linear_rows:
-            model.addCons(ps.quicksum(float(a) * x for a, x in zip(row.coef, var[row.block])) == row.lo,
-                          name=row.name)
+            body = linear(row.terms)
+            model.addCons(body == row.lo if row.lo == row.hi else (body >= row.lo) <= row.hi, name=row.name)
         m, w = instance.m, form.weight
         k = self._entries()
         quad = ps.quicksum(0.5 * k[i, i] * self.w[i] * self.w[i] for i in range(m)) + ps.quicksum(
@@ -46,9 +49,7 @@ class ScipModel:
             for i in range(m):
                 f_i = ps.quicksum(k[min(i, h), max(i, h)] * self.w[h] for h in range(m))
                 model.addCons(float(y[i]) * (f_i + self.b) + self.xi[i] >= 1, name=f"margin_{i}")
-        linear = ps.quicksum(float(a) * x for name, coef in form.objective.items()
-                             for a, x in zip(coef, var[name]))
-        model.setObjective(self.t + linear, "minimize")
+        model.setObjective(linear(form.objective), "minimize")
 
     def _entries(self) -> dict:
         """Kernel entries k[i, h], i <= h, as pyscipopt expressions (shared objects), or floats."""

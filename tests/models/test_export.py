@@ -52,7 +52,8 @@ def test_gms_follows_minlplib_conventions_with_the_start(tmp_path, sense):
     assert np.allclose(alpha, fit.alpha, atol=1e-12) and np.flatnonzero(beta).tolist() == START
     # header counts: equations, variables (objvar included)
     eqs, cols = re.findall(r"^\*\s+(\d+)\s+\d+", text, flags=re.M)[:2]
-    rows_expected = 3 if sense == "paper" else inst.m + 3   # objective, budget, balance (+ m margins)
+    # objective, budget, balance, objective_bound, epigraph (+ m margins)
+    rows_expected = 5 if sense == "paper" else inst.m + 5
     assert int(eqs) == rows_expected == text.count("..  ")
     assert int(cols) == len(table) + 1
 
@@ -80,11 +81,13 @@ def test_nl_symbol_files_and_start(tmp_path):
     inst = _instance()
     nl, row, col = write_nl(inst, tmp_path / "dfs.nl", start=START)
     names = col.read_text().split()
-    assert sorted(names) == sorted([f"alpha[{i}]" for i in range(inst.m)] + [f"beta[{j}]" for j in range(inst.n)])
-    assert row.read_text().split() == ["budget", "balance", "objective"]
+    assert sorted(names) == sorted([f"alpha[{i}]" for i in range(inst.m)] + [f"beta[{j}]" for j in range(inst.n)]
+                                   + ["t"])
+    # Pyomo's nl writer puts the nonlinear row first
+    assert row.read_text().split() == ["epigraph", "budget", "balance", "objective_bound", "objective"]
     # the x segment of the .nl holds one initial value per variable (the start)
     header = re.search(r"^x(\d+)", nl.read_text(), flags=re.M)
-    assert header is not None and int(header.group(1)) == inst.m + inst.n
+    assert header is not None and int(header.group(1)) == inst.m + inst.n + 1
 
 
 def _scip_write_sol(model):
