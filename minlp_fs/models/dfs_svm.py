@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import InputError
 from ..objective import svm_primal
 from .formulation import ALPHA, B_VAR, BETA, C_VAR, T_VAR, XI, Block, Formulation
+from .provenance import comment_lines, provenance
 
 _INDEXED = re.compile(r"^(\w+)\[(\d+)\]$")
 
@@ -54,8 +55,11 @@ class _KernelEntries:
         return form.instance.kernel.outer(self._lin(args), self._exp, operator.pow)
 
 
-def build_model(instance, relax: bool = False, support=None):
+def build_model(instance, relax: bool = False, support=None, source: dict | None = None):
     """Pyomo ``ConcreteModel`` of problem (4) in ``instance.sense`` (see the module docstring).
+
+    Its ``doc`` and ``model.dfs["provenance"]`` state the instance's parameters, the sense and what the
+    optimum means (:mod:`minlp_fs.models.provenance`; ``source`` adds the dataset, scaling and seed).
 
     Python's cyclic garbage collector is paused while the O(m^2 n) expression objects are created
     (Pyomo's ``PauseGC``): otherwise it rescans the growing set of objects again and again.
@@ -63,7 +67,7 @@ def build_model(instance, relax: bool = False, support=None):
     from pyomo.common.gc_manager import PauseGC
 
     with PauseGC():
-        return _build(instance, relax, support)
+        return _build(instance, relax, support, source)
 
 
 def _add_block(model, block: Block):
@@ -87,14 +91,15 @@ def _add_block(model, block: Block):
     return var
 
 
-def _build(instance, relax, support):
+def _build(instance, relax, support, source):
     import pyomo.environ as pyo
     from pyomo.core.expr import SumExpression
 
     t0 = time.perf_counter()
     form = Formulation(instance, relax=relax, support=support)
     rows, y = form.rows, instance.y
-    model = pyo.ConcreteModel(name=f"dfs_svm_{instance.name}")
+    info = provenance(form, source)
+    model = pyo.ConcreteModel(name=f"dfs_svm_{instance.name}", doc="\n".join(comment_lines(info)))
     model.rows = pyo.Set(initialize=rows.tolist(), ordered=True)
     model.features = pyo.Set(initialize=range(instance.n), ordered=True)
     var = {name: _add_block(model, block) for name, block in form.blocks.items()}
@@ -127,7 +132,7 @@ def _build(instance, relax, support):
         model.margin = pyo.Constraint(range(instance.m), rule=lambda _, i: margins[i])
     model.objective = pyo.Objective(expr=SumExpression(linear(form.objective)), sense=pyo.minimize)
     model.dfs = {"instance": instance, "support": rows, "relax": relax, "sense": instance.sense,
-                 "formulation": form, "pairs": len(K.entries), "terms": K.terms,
+                 "formulation": form, "provenance": info, "pairs": len(K.entries), "terms": K.terms,
                  "build_time": time.perf_counter() - t0}
     return model
 

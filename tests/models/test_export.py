@@ -71,7 +71,7 @@ def test_relaxed_gms_is_an_nlp(tmp_path):
 def test_export_entry_point(tmp_path):
     inst = _instance()
     files = export(inst, "nl", tmp_path / "model", start=START)
-    assert [f.suffix for f in files] == [".nl", ".row", ".col"] and all(f.exists() for f in files)
+    assert [f.suffix for f in files] == [".nl", ".row", ".col", ".json"] and all(f.exists() for f in files)
     assert export(inst, "gms", tmp_path / "model.txt", start=START)[0].name == "model.gms"
     with pytest.raises(InputError, match="unknown export format"):
         export(inst, "lp", tmp_path / "x")
@@ -79,7 +79,7 @@ def test_export_entry_point(tmp_path):
 
 def test_nl_symbol_files_and_start(tmp_path):
     inst = _instance()
-    nl, row, col = write_nl(inst, tmp_path / "dfs.nl", start=START)
+    nl, row, col, _ = write_nl(inst, tmp_path / "dfs.nl", start=START)
     names = col.read_text().split()
     assert sorted(names) == sorted([f"alpha[{i}]" for i in range(inst.m)] + [f"beta[{j}]" for j in range(inst.n)]
                                    + ["t"])
@@ -110,7 +110,7 @@ def _scip_write_sol(model):
 def test_nl_round_trip_through_scip(tmp_path, sense):
     import pyscipopt
     inst = _instance(sense=sense, m=4)
-    nl, _, col = write_nl(inst, tmp_path / "dfs.nl", start=START)
+    nl, _, col, _ = write_nl(inst, tmp_path / "dfs.nl", start=START)
     scip = pyscipopt.Model()
     scip.hideOutput()
     scip.readProblem(str(nl))
