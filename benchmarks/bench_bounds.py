@@ -103,7 +103,7 @@ def main(argv=None) -> int:
             row = {"case": case}
             for version, root in (("before", before_root), ("after", after_root)):
                 out = str(Path(tmp) / f"{case[0]}_{case[1]}_{case[2]}_{version}")
-                write_models(root, case, args.data_dir, out)
+                write_models(root, case, str(Path(args.data_dir).resolve()), out)
                 for solver in SOLVERS:
                     try:
                         run = solve_scip(out + ".nl", args.time_limit) if solver == "scip" else \
