@@ -226,7 +226,8 @@ def _run_export(args) -> int:
     from .models.export import export
 
     inst = _instance(args)
-    for path in export(inst, args.format, args.out, start=_start(args.start)):
+    source = {"dataset": args.dataset, "scaling": args.scaling, "seed": args.seed, "m": args.m}
+    for path in export(inst, args.format, args.out, start=_start(args.start), source=source):
         print(path)
     return 0
 

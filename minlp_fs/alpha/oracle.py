@@ -63,7 +63,7 @@ class AlphaSubproblem:
         self.n_solves = 0
         self.n_cache_hits = 0
         self.n_stopped_early = 0
-        self._tables = GaussianTables(instance) if instance.kernel.name == "rbf" else None
+        self._tables = GaussianTables(instance) if instance.kernel.multiplicative else None
 
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
                    worse_than: float | None = None, grad0: np.ndarray | None = None,

@@ -1,4 +1,5 @@
-"""Pyomo models of DFS-SVM (paper problem (4)) and their export to .nl and .gms files."""
+"""DFS-SVM (paper problem (4)): its one formulation per sense, written as a Pyomo model (exported to
+.nl and .gms files) and as a SCIP model (:mod:`.scip_model`)."""
 from .dfs_svm import (
            build_model,
            load_start,

@@ -1,86 +1,38 @@
 """Pyomo model of DFS-SVM (paper problem (4)) in the instance's sense, for general MINLP solvers.
 
-Kernel entries are written in the *linear-in-beta* form of the two bullet points after problem (4):
-
-    polynomial  k_beta(x^i, x^h) = (gamma sum_j beta_j x^i_j x^h_j + c)^d
-    Gaussian    k_beta(x^i, x^h) = exp(-gamma sum_j beta_j (x^i_j - x^h_j)^2)
-
-For binary beta this equals k(beta * x^i, beta * x^h) (beta_j^2 = beta_j); the relaxation
-(``relax=True``, beta in [0, 1]) keeps the same form, which is still a PSD kernel (a weighted inner
-product / distance). Features whose term t_j(x^i, x^h) is zero are left out of each entry, so a
-sparse data set gives a sparse model; an entry with no term is the constant phi(0).
-
-Senses (``instance.sense``):
-
-* ``paper``: problem (4) as written. Variables ``alpha`` (rows, in [0, C]) and ``beta``;
-  constraints ``balance`` (y'alpha = 0) and ``budget`` (sum beta = B; not ``card``, a GAMS
-  function); objective f(alpha, beta) = 1/2 sum_ih y_i y_h alpha_i alpha_h k_ih - sum_i alpha_i,
-  written once per unordered pair i < h plus the diagonal. Its optimum is min_beta g(beta).
-* ``fit``: max_beta g(beta). By strong duality g(beta) = -P(beta), the optimum of the kernelised
-  SVM primal, so the model is the joint minimisation over (beta, c, b, xi) of
-
-      P = 1/2 sum_ih c_i c_h k_ih + C sum_i xi_i   s.t.  y_i (sum_h k_ih c_h + b) >= 1 - xi_i,  xi >= 0,
-
-  with ``budget`` again (constraint ``margin``; variables ``c``, ``b``, ``xi``, ``beta``).
-  **The model's optimal value is -(the fit-sense optimum of g)**; at the optimum c_i = y_i alpha_i.
-  Bounds that keep every optimum (they give global solvers finite boxes): y_i c_i in [0, C] (c = y*alpha
-  is optimal for each beta); with s_i = C sum_h kmax_ih >= |(K c)_i| (kmax bounds |k_beta| over
-  beta in [0, 1]^n), |b| <= b_max = 1 + max_i s_i (an optimal b is a breakpoint y_i - (K c)_i of the
-  hinge loss) and xi_i <= 1 + s_i + b_max.
-
-``support``: only the given rows get an alpha (paper) or c (fit) variable; every other alpha is 0
-(for large m, e.g. the support vectors of a heuristic's answer). In the fit sense every row keeps
-its margin constraint and slack.
+The model is :class:`~minlp_fs.models.formulation.Formulation` (variables, bounds, rows and kernel
+entries, both senses; see there for the maths and the validity of the bounds) written as a Pyomo
+``ConcreteModel``: blocks ``beta``, ``alpha`` (paper) or ``c``, ``b``, ``xi`` (fit) and ``t``, rows
+``budget`` (sum beta = B; not ``card``, a GAMS function), ``balance``, ``objective_bound``,
+``epigraph`` (q <= t, q written once per unordered pair i < h plus the diagonal, each kernel entry a
+shared expression) and, in the fit sense, ``margin``; the objective is linear. **In the fit sense the model's optimal value is -(the fit-sense
+optimum of g)**, the SVM primal.
 """
 from __future__ import annotations
 
+import operator
 import re
 import time
 
 import numpy as np
 
 from ..errors import InputError
-from ..kernels import GaussianKernel, PolynomialKernel
 from ..objective import svm_primal
+from .formulation import ALPHA, B_VAR, BETA, C_VAR, T_VAR, XI, Block, Formulation
+from .provenance import comment_lines, provenance
 
-#: names of the model's components
-ALPHA, BETA, C_VAR = "alpha", "beta", "c"
 _INDEXED = re.compile(r"^(\w+)\[(\d+)\]$")
-
-
-def _outer(kernel):
-    """(scale, const, phi) with k = phi(scale * sum_j beta_j t_j + const) as a Pyomo expression."""
-    import pyomo.environ as pyo
-    if isinstance(kernel, PolynomialKernel):
-        d = kernel.degree
-        return kernel.gamma, kernel.coef0, (lambda e: e if d == 1 else e ** d)
-    if isinstance(kernel, GaussianKernel):
-        return -kernel.gamma, 0.0, pyo.exp
-    raise InputError(f"no Pyomo form for kernel {type(kernel).__name__}; use a polynomial or Gaussian kernel")
-
-
-def _check_support(instance, support) -> np.ndarray:
-    if support is None:
-        return np.arange(instance.m)
-    try:
-        rows = np.unique(np.asarray(list(support), dtype=np.int64))
-    except (TypeError, ValueError):
-        raise InputError(f"support must be a list of row indices; got {support!r}") from None
-    if rows.size == 0 or rows[0] < 0 or rows[-1] >= instance.m:
-        raise InputError(f"support must be a non-empty list of row indices in 0..{instance.m - 1}")
-    return rows
 
 
 class _KernelEntries:
     """Pyomo expressions of k_beta(x^i, x^h), built once per unordered pair and shared."""
 
-    def __init__(self, instance, beta_vars):
+    def __init__(self, form: Formulation, beta_vars):
+        import pyomo.environ as pyo
         from pyomo.core.expr import LinearExpression, MonomialTermExpression
-        self._lin, self._mono = LinearExpression, MonomialTermExpression
-        self.X, self.kernel = instance.X, instance.kernel
-        self.beta = [beta_vars[j] for j in range(instance.n)]   # list lookups: no Pyomo indexing per term
-        self.scale, self.const, self.phi = _outer(instance.kernel)
-        self.phi0 = float(instance.kernel.apply(np.zeros((1, 1)))[0, 0])
+        self._lin, self._mono, self._exp = LinearExpression, MonomialTermExpression, pyo.exp
+        self.form = form
+        self.beta = [beta_vars[j] for j in range(form.instance.n)]   # list lookups: no Pyomo indexing per term
         self.entries: dict = {}
         self.terms = 0
 
@@ -88,37 +40,26 @@ class _KernelEntries:
         """Entries (i, h) for h in cols: expressions, or floats where no feature term is nonzero."""
         missing = [h for h in cols if (min(i, h), max(i, h)) not in self.entries]
         if missing:
-            Z = self.X[missing]
-            T = np.stack([self.kernel.feature_term(self.X[i:i + 1], j, Z=Z)[0]
-                          for j in range(self.X.shape[1])], axis=1)
-            for h, t in zip(missing, T):
-                self.entries[(min(i, h), max(i, h))] = self._entry(t)
+            for h, (nz, coef) in zip(missing, self.form.entry_terms(i, missing)):
+                self.entries[(min(i, h), max(i, h))] = self._entry(nz, coef)
         return [self.entries[(min(i, h), max(i, h))] for h in cols]
 
-    def _entry(self, t: np.ndarray):
-        nz = np.flatnonzero(t)
+    def _entry(self, nz: np.ndarray, coef: np.ndarray):
+        form = self.form
         if nz.size == 0:
-            return self.phi0
+            return form.phi0
         self.terms += nz.size
-        args = [self._mono((c, self.beta[j])) for c, j in zip((self.scale * t[nz]).tolist(), nz.tolist())]
-        if self.const:
-            args.append(self.const)
-        return self.phi(self._lin(args))
+        args = [self._mono((c, self.beta[j])) for c, j in zip(coef.tolist(), nz.tolist())]
+        if form.const:
+            args.append(form.const)
+        return form.instance.kernel.outer(self._lin(args), self._exp, operator.pow)
 
 
-def _kernel_magnitude(instance) -> np.ndarray:
-    """An upper bound of |k_beta(x^i, x^h)| over beta in [0, 1]^n.
-
-    Gaussian: 1. Polynomial (c >= 0): |gamma sum_j beta_j x_ij x_hj + c| <= gamma sum_j |x_ij x_hj| + c,
-    so |k| <= phi(sum_j |x_ij| |x_hj|), the kernel of |X|.
-    """
-    if isinstance(instance.kernel, GaussianKernel):
-        return np.ones((instance.m, instance.m))
-    return instance.kernel.gram(np.abs(instance.X))
-
-
-def build_model(instance, relax: bool = False, support=None):
+def build_model(instance, relax: bool = False, support=None, source: dict | None = None):
     """Pyomo ``ConcreteModel`` of problem (4) in ``instance.sense`` (see the module docstring).
+
+    Its ``doc`` and ``model.dfs["provenance"]`` state the instance's parameters, the sense and what the
+    optimum means (:mod:`minlp_fs.models.provenance`; ``source`` adds the dataset, scaling and seed).
 
     Python's cyclic garbage collector is paused while the O(m^2 n) expression objects are created
     (Pyomo's ``PauseGC``): otherwise it rescans the growing set of objects again and again.
@@ -126,56 +67,73 @@ def build_model(instance, relax: bool = False, support=None):
     from pyomo.common.gc_manager import PauseGC
 
     with PauseGC():
-        return _build(instance, relax, support)
+        return _build(instance, relax, support, source)
 
 
-def _build(instance, relax, support):
+def _add_block(model, block: Block):
+    """The Pyomo variable of a block (indexed by model.rows, model.features or the sample rows)."""
+    import pyomo.environ as pyo
+    if block.binary:
+        domain = pyo.Binary
+    elif block.name == BETA:
+        domain = pyo.UnitInterval
+    else:
+        domain = pyo.Reals
+    if block.index is None:
+        var = pyo.Var(domain=domain, bounds=(float(block.lb[0]), float(block.ub[0])))
+    else:
+        pos = {int(i): p for p, i in enumerate(block.index)}
+        index = model.rows if block.name in (ALPHA, C_VAR) else model.features if block.name == BETA \
+            else range(block.size)
+        var = pyo.Var(index, domain=domain,
+                      bounds=lambda _, i: (float(block.lb[pos[i]]), float(block.ub[pos[i]])))
+    model.add_component(block.name, var)
+    return var
+
+
+def _build(instance, relax, support, source):
     import pyomo.environ as pyo
     from pyomo.core.expr import SumExpression
 
     t0 = time.perf_counter()
-    rows = _check_support(instance, support)
-    y, C = instance.y, instance.C
-    model = pyo.ConcreteModel(name=f"dfs_svm_{instance.name}")
+    form = Formulation(instance, relax=relax, support=support)
+    rows, y = form.rows, instance.y
+    info = provenance(form, source)
+    model = pyo.ConcreteModel(name=f"dfs_svm_{instance.name}", doc="\n".join(comment_lines(info)))
     model.rows = pyo.Set(initialize=rows.tolist(), ordered=True)
     model.features = pyo.Set(initialize=range(instance.n), ordered=True)
-    model.beta = pyo.Var(model.features, domain=pyo.UnitInterval if relax else pyo.Binary)
-    model.budget = pyo.Constraint(expr=sum(model.beta[j] for j in model.features) == instance.B)
-    K = _KernelEntries(instance, model.beta)
-    pos = {int(i): p for p, i in enumerate(rows)}
+    var = {name: _add_block(model, block) for name, block in form.blocks.items()}
+    flat = {name: [var[name]] if block.index is None else [var[name][int(i)] for i in block.index]
+            for name, block in form.blocks.items()}
+
+    def linear(terms: dict) -> list:
+        return [float(a) * x for name, coef in terms.items() for a, x in zip(coef, flat[name])]
+
+    for row in form.linear_rows:
+        body = SumExpression(linear(row.terms))
+        model.add_component(row.name, pyo.Constraint(expr=body == row.lo if row.lo == row.hi
+                                                     else pyo.inequality(row.lo, body, row.hi)))
+    K = _KernelEntries(form, var[BETA])
+    v, w = var[form.quad], form.weight
     quad = []
-    if instance.sense == "paper":
-        model.alpha = pyo.Var(model.rows, bounds=(0.0, C))
-        v = model.alpha
-        model.balance = pyo.Constraint(expr=sum(float(y[i]) * v[i] for i in model.rows) == 0)
-    else:
-        s_max = C * _kernel_magnitude(instance)[:, rows].sum(axis=1)
-        b_max = 1.0 + float(s_max.max())
-        model.c = pyo.Var(model.rows, bounds=lambda _, i: (0.0, C) if y[i] > 0 else (-C, 0.0))
-        model.b = pyo.Var(bounds=(-b_max, b_max))
-        model.xi = pyo.Var(range(instance.m), bounds=lambda _, i: (0.0, 1.0 + s_max[i] + b_max))
-        v = model.c
-    for i in rows.tolist():
-        later = rows[pos[i]:]
-        for h, k in zip(later.tolist(), K.row(i, later)):
+    for p, i in enumerate(rows.tolist()):
+        later = rows[p:]
+        for q, (h, k) in enumerate(zip(later.tolist(), K.row(i, later))):
             if isinstance(k, float) and k == 0.0:      # phi(0) = 0 (polynomial with c = 0): no term
                 continue
-            weight = 0.5 if h == i else 1.0
-            if instance.sense == "paper":
-                weight *= float(y[i] * y[h])
+            weight = (0.5 if h == i else 1.0) * float(w[p] * w[p + q])
             quad.append(weight * k * v[i] * v[h])
-    if instance.sense == "paper":
-        linear = [-1.0 * model.alpha[i] for i in model.rows]
-    else:
-        linear = [C * model.xi[i] for i in range(instance.m)]
+    model.epigraph = pyo.Constraint(expr=SumExpression(quad + [-1.0 * var[T_VAR]]) <= 0.0)
+    if form.margins:
         margins = {}
         for i in range(instance.m):
-            s = SumExpression([k * model.c[h] for h, k in zip(rows.tolist(), K.row(i, rows))] + [model.b])
-            margins[i] = float(y[i]) * s + model.xi[i] >= 1.0
+            s = SumExpression([k * v[h] for h, k in zip(rows.tolist(), K.row(i, rows))] + [var[B_VAR]])
+            margins[i] = float(y[i]) * s + var[XI][i] >= 1.0
         model.margin = pyo.Constraint(range(instance.m), rule=lambda _, i: margins[i])
-    model.objective = pyo.Objective(expr=SumExpression(quad + linear), sense=pyo.minimize)
+    model.objective = pyo.Objective(expr=SumExpression(linear(form.objective)), sense=pyo.minimize)
     model.dfs = {"instance": instance, "support": rows, "relax": relax, "sense": instance.sense,
-                 "pairs": len(K.entries), "terms": K.terms, "build_time": time.perf_counter() - t0}
+                 "formulation": form, "provenance": info, "pairs": len(K.entries), "terms": K.terms,
+                 "build_time": time.perf_counter() - t0}
     return model
 
 
@@ -198,25 +156,28 @@ def load_start(model, alpha, beta) -> None:
 
     Fit sense: the primal point of alpha by :func:`minlp_fs.objective.svm_primal`: c_i = y_i alpha_i
     on the support rows, b from the KKT conditions, xi_i = max(0, 1 - y_i ((K_beta c)_i + b)).
-    alpha outside the support is dropped (the model has no variable for it).
+    alpha outside the support is dropped (the model has no variable for it). t = q, the quadratic form.
     """
     inst, rows = _instance_of(model)
     a = _check_vector("alpha", alpha, inst.m)
     bt = _check_vector("beta", beta, inst.n)
     for j in range(inst.n):
         model.beta[j].set_value(float(bt[j]), skip_validation=True)
+    kept = np.zeros(inst.m)
+    kept[rows] = a[rows]
+    K = inst.kernel.apply(inst.kernel.base(inst.X, weights=bt))
     if inst.sense == "paper":
         for i in rows.tolist():
             model.alpha[i].set_value(float(a[i]), skip_validation=True)
-        return
-    kept = np.zeros(inst.m)
-    kept[rows] = a[rows]
-    c, b, xi, _ = svm_primal(inst, inst.kernel.apply(inst.kernel.base(inst.X, weights=bt)), kept)
-    for i in rows.tolist():
-        model.c[i].set_value(float(c[i]))
-    model.b.set_value(b)
-    for i in range(inst.m):
-        model.xi[i].set_value(float(xi[i]))
+        v = kept * inst.y
+    else:
+        v, b, xi, _ = svm_primal(inst, K, kept)
+        for i in rows.tolist():
+            model.c[i].set_value(float(v[i]))
+        model.b.set_value(b)
+        for i in range(inst.m):
+            model.xi[i].set_value(float(xi[i]))
+    model.t.set_value(float(0.5 * v @ K @ v), skip_validation=True)
 
 
 def solution_from_values(instance, values: dict) -> tuple:

@@ -2,12 +2,15 @@
 
 * ``.nl`` (AMPL) by Pyomo's nl writer with ``symbolic_solver_labels``: the ``.row`` / ``.col``
   files list the constraint and variable names (``alpha[3]``, ``beta[0]``, ...) in the file's order,
-  and the model's initial values (the starting point) are written into the ``.nl``.
+  the model's initial values (the starting point) are written into the ``.nl``, and ``FILE.json``
+  holds the provenance (:mod:`minlp_fs.models.provenance`: parameters, sense and what the optimum
+  means, rows, bounds, start, version, date).
 * ``.gms`` in MINLPLib's conventions: scalar variables ``x1, x2, ...`` (continuous), ``b..``
   (binary) and ``objvar``, equations ``e1, e2, ...`` with the objective as
   ``e1.. <f> - objvar =E= 0``, a header of equation/variable/nonzero counts, bounds, the starting
-  point as levels (``.l``), and ``Solve m using %MINLP% minimizing objvar`` (``%NLP%`` for a
-  relaxation); a comment table maps each GAMS symbol to the model's name.
+  point as levels (``.l``), ``objvar.lo``/``objvar.up`` at the formulation's objective bounds, and
+  ``Solve m using %MINLP% minimizing objvar`` (``%NLP%`` for a relaxation); the header comment holds
+  the provenance and a table mapping each GAMS symbol to the model's name.
 * :func:`read_sol` reads an AMPL ``.sol`` (Pyomo's sol reader) and maps it through the ``.col``
   names to (alpha, beta).
 
@@ -17,12 +20,14 @@ uses): ``start`` is None / "alpha-start" (the paper's alpha-start), "random" or 
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
 from .dfs_svm import build_model, load_start, solution_from_values
+from .provenance import comment_lines
 
 FORMATS = ("nl", "gms")
 
@@ -39,19 +44,29 @@ def starting_point(instance, start=None, seed: int = 0, oracle=None) -> tuple:
     return fit.alpha, beta
 
 
-def _started_model(instance, start, relax, support):
-    model = build_model(instance, relax=relax, support=support)
+def _started_model(instance, start, relax, support, source):
+    model = build_model(instance, relax=relax, support=support, source=source)
     if start is not False:
-        load_start(model, *starting_point(instance, start))
+        alpha, beta = starting_point(instance, start)
+        load_start(model, alpha, beta)
+        what = "the alpha-start (paper section 5.1)" if start in (None, "alpha-start") else \
+            "a random subset (seed 0)" if start == "random" else "the given subset"
+        start = f"{what}: features {np.flatnonzero(beta).tolist()} with their exact alpha"
+    else:
+        start = "none"
+    model.dfs["provenance"]["start"] = start
     return model
 
 
-def write_nl(instance, path, start=None, relax: bool = False, support=None) -> list:
-    """Write ``path`` (.nl) with its ``.row`` and ``.col`` files; ``start=False`` writes no start."""
+def write_nl(instance, path, start=None, relax: bool = False, support=None, source: dict | None = None) -> list:
+    """Write ``path`` (.nl) with its ``.row``, ``.col`` and ``.json`` (provenance) files; ``start=False``
+    writes no start; ``source``: see :mod:`minlp_fs.models.provenance`."""
     path = Path(path)
-    model = _started_model(instance, start, relax, support)
+    model = _started_model(instance, start, relax, support, source)
     model.write(str(path), format="nl", io_options={"symbolic_solver_labels": True})
-    return [path, path.with_suffix(".row"), path.with_suffix(".col")]
+    sidecar = path.with_suffix(".json")
+    sidecar.write_text(json.dumps(model.dfs["provenance"], indent=1) + "\n")
+    return [path, path.with_suffix(".row"), path.with_suffix(".col"), sidecar]
 
 
 def read_sol(instance, sol_path, col_path) -> tuple:
@@ -138,7 +153,9 @@ def gms_text(model, title: str = "") -> str:
     kinds = [e[1] for e in equations]
     counts = _counts(model)
     mtype = "MINLP" if discrete else "NLP"
-    head = [f"*  {mtype} written by minlp-fs (DFS-SVM, paper problem (4)) {title}".rstrip(), "*",
+    info = model.dfs["provenance"]
+    head = [f"*  {mtype} written by {info['package']} (DFS-SVM, paper problem (4), sense {info['sense']}) "
+            f"{title}".rstrip(), "*",
             "*  Equation counts",
             "*      Total        E        G        L        N        X        C        B",
             f"*  {len(equations):>9}{kinds.count('=E='):>9}{kinds.count('=G='):>9}{kinds.count('=L='):>9}"
@@ -149,7 +166,8 @@ def gms_text(model, title: str = "") -> str:
             f"{0:>9}{0:>9}{0:>9}{0:>9}{0:>9}", "*  FX      0", "*", "*  Nonzero counts",
             "*      Total    const       NL",
             f"*  {counts['nonzeros']:>9}{counts['nonzeros'] - counts['nonlinear']:>9}{counts['nonlinear']:>9}",
-            "*", f"*  Solve m using {mtype} minimizing objvar;", "*", "*  Symbols:"]
+            "*", f"*  Solve m using {mtype} minimizing objvar;", "*", "*  Provenance:"]
+    head += ["*    " + line for line in comment_lines(info)] + ["*", "*  Symbols:"]
     head += [f"*    {s} = {v.name}" for s, v in symbols] + ["*    objvar = " + model.objective.name]
     out = head + ["", "", _declare("Variables", [s for s, _ in symbols] + ["objvar"])]
     if positive:
@@ -160,6 +178,8 @@ def gms_text(model, title: str = "") -> str:
     for k, (lines, kind, rhs, name) in enumerate(equations, start=1):
         out += ["", f"* {name}", f"e{k}..  " + "\n      ".join(lines) + f" {kind} {_num(rhs)};"]
     out += ["", "* set non-default bounds"]
+    low, high = model.dfs["formulation"].objective_range
+    out += [f"objvar.lo = {_num(low)};", f"objvar.up = {_num(high)};"]
     for s, v in symbols:
         if v.is_continuous() and v.lb not in (None, 0):
             out.append(f"{s}.lo = {_num(v.lb)};")
@@ -205,17 +225,18 @@ def _declare(keyword: str, names: list, per_line: int = 10) -> str:
     return f"{keyword}  " + (",\n" + pad).join(rows) + ";"
 
 
-def write_gms(instance, path, start=None, relax: bool = False, support=None) -> Path:
-    """Write a MINLPLib-style ``.gms`` of the instance, the starting point as levels."""
+def write_gms(instance, path, start=None, relax: bool = False, support=None, source: dict | None = None) -> Path:
+    """Write a MINLPLib-style ``.gms`` of the instance, the starting point as levels, the provenance in
+    the header (``source``: see :mod:`minlp_fs.models.provenance`)."""
     path = Path(path)
-    model = _started_model(instance, start, relax, support)
+    model = _started_model(instance, start, relax, support, source)
     path.write_text(gms_text(model, title=f"instance {instance.name}: m={instance.m} n={instance.n} "
                                           f"B={instance.B} C={instance.C} kernel={instance.kernel.name} "
                                           f"sense={instance.sense}"))
     return path
 
 
-def export(instance, fmt: str, out, start=None, relax: bool = False, support=None) -> list:
+def export(instance, fmt: str, out, start=None, relax: bool = False, support=None, source: dict | None = None) -> list:
     """``minlp-fs export --format nl|gms --out F``: the files written."""
     if fmt not in FORMATS:
         raise InputError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -223,5 +244,5 @@ def export(instance, fmt: str, out, start=None, relax: bool = False, support=Non
     if out.suffix != f".{fmt}":
         out = out.with_suffix(f".{fmt}")
     if fmt == "nl":
-        return write_nl(instance, out, start=start, relax=relax, support=support)
-    return [write_gms(instance, out, start=start, relax=relax, support=support)]
+        return write_nl(instance, out, start=start, relax=relax, support=support, source=source)
+    return [write_gms(instance, out, start=start, relax=relax, support=support, source=source)]

@@ -108,15 +108,11 @@ def _exclusive(lock_path: Path):
 
 
 def gams_size(instance) -> tuple:
-    """(rows, columns) of the .gms that :func:`minlp_fs.models.export.gms_text` writes, objvar included.
+    """(rows, columns) of the .gms that :func:`minlp_fs.models.export.gms_text` writes, objvar included:
+    :meth:`minlp_fs.models.formulation.Formulation.size`, the formulation the file is written from."""
+    from ..models.formulation import Formulation
 
-    Paper sense: alpha (m), beta (n), objvar; rows: objective, budget, balance.
-    Fit sense: c (m), b, xi (m), beta (n), objvar; rows: objective, budget, m margins.
-    """
-    m, n = instance.m, instance.n
-    if instance.sense == "paper":
-        return 3, m + n + 1
-    return m + 2, 2 * m + n + 2
+    return Formulation(instance).size()
 
 
 def _number(text: str):

@@ -3,7 +3,7 @@
 With beta relaxed to [0,1]^n, the kernel is k_beta = phi(sum_j beta_j T_j) (:mod:`minlp_fs.kernels`:
 ``kernel.base(X, weights=beta)``), which equals k(beta*x, beta*z) at binary beta, so the relaxation
 is exact on the vertices. Both models rest on the quadratic form q(w, beta) = 1/2 w'K_beta w, with
-D = phi'(base), E = phi''(base) elementwise:
+D = phi'(base), E = phi''(base) elementwise (``kernel.derivative``, ``kernel.second_derivative``):
 
     dq/dw = K w,  dq/dbeta_j = 1/2 w'(D o T_j)w,  d2q/dw2 = K,  d2q/dw dbeta_j = (D o T_j) w,
     d2q/dbeta_j dbeta_k = 1/2 w'(E o T_j o T_k)w.
@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import CapabilityError, InputError
-from ..kernels import GaussianKernel, PolynomialKernel
+from ..errors import InputError
 from ..objective import svm_primal
 
 #: Hessian options of the NLP adapters (cyipopt, Knitro)
@@ -34,16 +33,6 @@ def check_hessian(hessian: str) -> None:
     """InputError unless ``hessian`` is one of :data:`HESSIANS`."""
     if hessian not in HESSIANS:
         raise InputError(f"hessian must be one of {', '.join(HESSIANS)}; got {hessian!r}")
-
-
-def second_derivative(kernel, base: np.ndarray) -> np.ndarray:
-    """phi''(base) elementwise for the exact Hessian (polynomial and Gaussian kernels)."""
-    if isinstance(kernel, PolynomialKernel):
-        d, g, c = kernel.degree, kernel.gamma, kernel.coef0
-        return d * (d - 1) * g * g * (g * base + c) ** (d - 2) if d >= 2 else np.zeros_like(base)
-    if isinstance(kernel, GaussianKernel):
-        return kernel.gamma ** 2 * np.exp(-kernel.gamma * base)
-    raise CapabilityError(f"no exact Hessian for kernel {kernel!r}; use hessian='limited-memory'")
 
 
 class _KernelNLP:
@@ -149,7 +138,7 @@ class DualNLP(_KernelNLP):
         H = np.empty((self.nx, self.nx))
         H[:m, :m] = np.multiply.outer(y, y) * K
         H[m:, :m] = (self._mixed(D, v) * y[:, None]).T
-        H[m:, m:] = 0.5 * self._bb(second_derivative(self.instance.kernel, base), np.multiply.outer(v, v))
+        H[m:, m:] = 0.5 * self._bb(self.instance.kernel.second_derivative(base), np.multiply.outer(v, v))
         return obj_factor * H[np.tril_indices(self.nx)]
 
 
@@ -222,7 +211,7 @@ class PrimalNLP(_KernelNLP):
         beta, c, _, _ = self.split(x)
         base, K, D = self._at(beta)
         u = np.asarray(lagrange[1:]) * self.instance.y
-        E = second_derivative(self.instance.kernel, base)
+        E = self.instance.kernel.second_derivative(base)
         H = np.zeros((self.nx, self.nx))
         H[:n, :n] = self._bb(E, 0.5 * obj_factor * np.multiply.outer(c, c) + np.multiply.outer(u, c))
         H[n:n + m, :n] = self._mixed(D, obj_factor * c + u)

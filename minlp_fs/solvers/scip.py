@@ -22,7 +22,6 @@ zero gap (and the base class's check of our polished value against SCIP's bounds
 """
 from __future__ import annotations
 
-import math
 import time
 import typing
 from dataclasses import dataclass
@@ -30,91 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..kernels import GaussianKernel, PolynomialKernel
+from ..models.scip_model import ScipModel, expanded_terms
 from ..objective import svm_primal
 from ..result import TracePoint
-from .base import Availability, RawSolution, SolverMethod, indicator, top_b
+from .base import Availability, RawSolution, SolverMethod, top_b
 
 #: SCIP statuses that are resource limits (the answer is feasible but unproven)
 _LIMITS = ("timelimit", "memlimit", "nodelimit", "totalnodelimit", "stallnodelimit", "sollimit",
            "bestsollimit", "restartlimit", "gaplimit", "userinterrupt")
-
-
-class ScipModel:
-    """The pyscipopt model of an instance, with the variables needed to load and read solutions."""
-
-    def __init__(self, instance):
-        import pyscipopt as ps
-
-        self.instance = instance
-        m, n, C, y = instance.m, instance.n, instance.C, instance.y
-        self.model = model = ps.Model(f"dfs-svm-{instance.name}")
-        self.beta = [model.addVar(f"beta_{j}", vtype="B") for j in range(n)]
-        self.t = model.addVar("t", lb=0.0, ub=None)
-        model.addCons(ps.quicksum(self.beta) == instance.B, name="budget")
-        fit = instance.sense == "fit"
-        if fit:
-            self.w = [model.addVar(f"c_{i}", lb=min(0.0, C * y[i]), ub=max(0.0, C * y[i])) for i in range(m)]
-            model.addCons(ps.quicksum(self.w) == 0, name="balance")
-            self.b = model.addVar("b", lb=None, ub=None)
-            self.xi = [model.addVar(f"xi_{i}", lb=0.0, ub=None) for i in range(m)]
-            weights = [1.0] * m
-        else:
-            self.w = [model.addVar(f"alpha_{i}", lb=0.0, ub=C) for i in range(m)]
-            model.addCons(ps.quicksum(float(y[i]) * self.w[i] for i in range(m)) == 0, name="balance")
-            weights = list(y)
-        k = self._entries()
-        quad = ps.quicksum(0.5 * k[i, i] * self.w[i] * self.w[i] for i in range(m)) + ps.quicksum(
-            float(weights[i] * weights[h]) * k[i, h] * self.w[i] * self.w[h]
-            for i in range(m) for h in range(i + 1, m))
-        model.addCons(quad - self.t <= 0, name="epigraph")
-        if fit:
-            for i in range(m):
-                f_i = ps.quicksum(k[min(i, h), max(i, h)] * self.w[h] for h in range(m))
-                model.addCons(float(y[i]) * (f_i + self.b) + self.xi[i] >= 1, name=f"margin_{i}")
-            model.setObjective(self.t + C * ps.quicksum(self.xi), "minimize")
-        else:
-            model.setObjective(self.t - ps.quicksum(self.w), "minimize")
-
-    def _entries(self) -> dict:
-        """Kernel entries k[i, h], i <= h, as pyscipopt expressions (shared objects)."""
-        import pyscipopt as ps
-
-        inst = self.instance
-        X, kern, m = inst.X, inst.kernel, inst.m
-        if not isinstance(kern, (PolynomialKernel, GaussianKernel)):
-            raise InputError(f"no SCIP model for kernel {type(kern).__name__}")
-        k = {}
-        for i in range(m):
-            for h in range(i, m):
-                t = (X[i] * X[h]) if isinstance(kern, PolynomialKernel) else (X[i] - X[h]) ** 2
-                s = ps.quicksum(float(t[j]) * self.beta[j] for j in np.flatnonzero(t))
-                if isinstance(kern, PolynomialKernel):
-                    inner = kern.gamma * s + kern.coef0
-                    k[i, h] = ps.scip.buildGenExprObj(inner) ** kern.degree if kern.degree > 1 else inner
-                else:
-                    k[i, h] = ps.exp(-kern.gamma * s) if np.any(t) else 1.0
-        return k
-
-    def solution_values(self, subset, alpha) -> list:
-        """(variable, value) pairs of the feasible point (alpha, subset); its SVM primal in the fit sense."""
-        inst = self.instance
-        K = inst.gram(subset)
-        pairs = list(zip(self.beta, indicator(subset, inst.n)))
-        if inst.sense == "fit":
-            c, b, xi, _ = svm_primal(inst, K, alpha)
-            return pairs + list(zip(self.w, c)) + list(zip(self.xi, xi)) + [(self.b, b),
-                                                                             (self.t, 0.5 * c @ K @ c)]
-        v = alpha * inst.y
-        return pairs + list(zip(self.w, alpha)) + [(self.t, 0.5 * v @ K @ v)]
-
-    def make_solution(self, subset, alpha, heur=None):
-        """A SCIP solution in the original space (presolve may have transformed the variables)."""
-        model = self.model
-        sol = model.createOrigSol(heur)
-        for var, val in self.solution_values(subset, alpha):
-            model.setSolVal(sol, var, float(val))
-        return sol
 
 
 class _SearchHeuristic:
@@ -204,18 +126,6 @@ def _with_start(trace: list, model, start_score, t_start: float, sign: float) ->
     if trace and _close(sign * trace[0].value, start_score, rtol=1e-10):  # the start itself, not a neighbour
         return [TracePoint(trace[0].time_s, trace[0].value, "start")] + trace[1:]
     return [TracePoint(t_start, sign * start_score, "start")] + trace
-
-
-def expanded_terms(instance) -> int:
-    """Monomials of the objective once SCIP expands (gamma sum_j beta_j t_j + c)^d over the m(m+1)/2 pairs.
-
-    Measured here: SCIP ran out of memory (past its own limit) from about 2.4e6 (sonar, m=50, d=2);
-    1e6 is the default ceiling. Gaussian entries exp(.) are not expanded: one term per pair.
-    """
-    pairs = instance.m * (instance.m + 1) // 2
-    if isinstance(instance.kernel, PolynomialKernel):
-        return pairs * math.comb(instance.n + instance.kernel.degree, instance.kernel.degree)
-    return pairs
 
 
 @dataclass

@@ -91,14 +91,16 @@ def test_sizes_and_sparsity():
     X = inst.X
     size = model_size(build_model(inst))
     m, n = inst.m, inst.n
-    assert size["variables"] == m + n and size["constraints"] == 2
+    # + the epigraph variable t; rows budget, balance, objective_bound, epigraph
+    assert size["variables"] == m + n + 1 and size["constraints"] == 4
     assert size["pairs"] == m * (m + 1) // 2 and size["build_time"] > 0
     # one term per nonzero x_ij x_hj over i <= h: zeros of min-max scaled data are left out
     iu = np.triu_indices(m)
     expected = int(np.count_nonzero((X[:, None, :] * X[None, :, :])[iu]))
     assert size["terms"] == expected < size["pairs"] * n
     fit = model_size(build_model(inst.with_params(sense="fit")))
-    assert fit["variables"] == m + 1 + m + n and fit["constraints"] == m + 1
+    # the same four rows (balance: the cut sum c = 0) and m margins
+    assert fit["variables"] == m + 1 + m + n + 1 and fit["constraints"] == m + 4
     rbf = make_instance(X, inst.y, B=2, kernel="rbf", scaling="none")
     diffs = (X[:, None, :] - X[None, :, :])[iu]
     assert model_size(build_model(rbf))["terms"] == int(np.count_nonzero(diffs))
@@ -113,7 +115,7 @@ def test_support_restriction(sense):
     size = model_size(model)
     k = len(support)
     assert size["pairs"] == (k * (k + 1) // 2 if sense == "paper" else k * (k + 1) // 2 + (inst.m - k) * k)
-    assert size["variables"] == (k + inst.n if sense == "paper" else k + 1 + inst.m + inst.n)
+    assert size["variables"] == (k + inst.n if sense == "paper" else k + 1 + inst.m + inst.n) + 1   # + t
     rng = np.random.default_rng(3)
     alpha = _feasible_alpha(inst, rng, support)
     subset = (1, 3)

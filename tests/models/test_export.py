@@ -52,7 +52,8 @@ def test_gms_follows_minlplib_conventions_with_the_start(tmp_path, sense):
     assert np.allclose(alpha, fit.alpha, atol=1e-12) and np.flatnonzero(beta).tolist() == START
     # header counts: equations, variables (objvar included)
     eqs, cols = re.findall(r"^\*\s+(\d+)\s+\d+", text, flags=re.M)[:2]
-    rows_expected = 3 if sense == "paper" else inst.m + 2
+    # objective, budget, balance, objective_bound, epigraph (+ m margins)
+    rows_expected = 5 if sense == "paper" else inst.m + 5
     assert int(eqs) == rows_expected == text.count("..  ")
     assert int(cols) == len(table) + 1
 
@@ -70,7 +71,7 @@ def test_relaxed_gms_is_an_nlp(tmp_path):
 def test_export_entry_point(tmp_path):
     inst = _instance()
     files = export(inst, "nl", tmp_path / "model", start=START)
-    assert [f.suffix for f in files] == [".nl", ".row", ".col"] and all(f.exists() for f in files)
+    assert [f.suffix for f in files] == [".nl", ".row", ".col", ".json"] and all(f.exists() for f in files)
     assert export(inst, "gms", tmp_path / "model.txt", start=START)[0].name == "model.gms"
     with pytest.raises(InputError, match="unknown export format"):
         export(inst, "lp", tmp_path / "x")
@@ -78,13 +79,15 @@ def test_export_entry_point(tmp_path):
 
 def test_nl_symbol_files_and_start(tmp_path):
     inst = _instance()
-    nl, row, col = write_nl(inst, tmp_path / "dfs.nl", start=START)
+    nl, row, col, _ = write_nl(inst, tmp_path / "dfs.nl", start=START)
     names = col.read_text().split()
-    assert sorted(names) == sorted([f"alpha[{i}]" for i in range(inst.m)] + [f"beta[{j}]" for j in range(inst.n)])
-    assert row.read_text().split() == ["budget", "balance", "objective"]
+    assert sorted(names) == sorted([f"alpha[{i}]" for i in range(inst.m)] + [f"beta[{j}]" for j in range(inst.n)]
+                                   + ["t"])
+    # Pyomo's nl writer puts the nonlinear row first
+    assert row.read_text().split() == ["epigraph", "budget", "balance", "objective_bound", "objective"]
     # the x segment of the .nl holds one initial value per variable (the start)
     header = re.search(r"^x(\d+)", nl.read_text(), flags=re.M)
-    assert header is not None and int(header.group(1)) == inst.m + inst.n
+    assert header is not None and int(header.group(1)) == inst.m + inst.n + 1
 
 
 def _scip_write_sol(model):
@@ -107,7 +110,7 @@ def _scip_write_sol(model):
 def test_nl_round_trip_through_scip(tmp_path, sense):
     import pyscipopt
     inst = _instance(sense=sense, m=4)
-    nl, _, col = write_nl(inst, tmp_path / "dfs.nl", start=START)
+    nl, _, col, _ = write_nl(inst, tmp_path / "dfs.nl", start=START)
     scip = pyscipopt.Model()
     scip.hideOutput()
     scip.readProblem(str(nl))

@@ -106,10 +106,10 @@ def test_warm_start_is_what_gams_receives(tmp_path):
 def test_size_limits_are_unavailable_with_the_reason():
     for method in (Baron(), GamsKnitro(), GamsIpopt()):
         _requires(method)
-    inst = _instance(40, n=10)                         # 40 + 10 + 1 = 51 columns > BARON's 50
+    inst = _instance(40, n=10)                         # 40 + 10 + t + objvar = 52 columns > BARON's 50
     res = Baron().solve(inst, start=[0, 1])
     assert res.status == "unavailable" and res.objective is None
-    assert res.message.startswith("demo size limit exceeded") and "51 columns" in res.message
+    assert res.message.startswith("demo size limit exceeded") and "52 columns" in res.message
     big = make_synthetic(300, 2, 3, seed=0)
     wide = make_instance(big.X, big.y, B=2)
     assert not GamsKnitro().availability(wide)
@@ -129,7 +129,7 @@ def test_demo_limit_found_by_gams_is_unavailable():
     """Within BARON's rows/columns but over its nonlinear-nonzero demo cap: GAMS refuses, we report why."""
     baron = Baron(time_limit=10)
     _requires(baron)
-    inst = _instance(8, sense="fit")                  # 10 rows, 23 columns, > 100 nonlinear nonzeros
+    inst = _instance(8, sense="fit")                  # 13 rows, 24 columns, > 100 nonlinear nonzeros
     assert baron.availability(inst)
     res = baron.solve(inst, start=[0, 1])
     assert res.status == "unavailable" and res.message.startswith("demo size limit exceeded")
