@@ -3,27 +3,33 @@
 >>> from minlp_fs import build_instance, solve
 >>> inst = build_instance("bcd", B=5, kernel="poly2", sense="fit")
 >>> result = solve(inst, method="ls*")
+
+The names below are imported on first use (PEP 562), so ``import minlp_fs.cli`` starts nothing
+heavy before the command line's own error handling is in place (Ctrl-C during start-up is one line).
 """
+import importlib
+
 __version__ = "0.1.0"
 
-from .alpha import AlphaSubproblem
-from .api import build_instance, solve
-from .datasets import load_dataset, make_synthetic
-from .errors import CapabilityError, InputError, MinlpFsError, SolverUnavailableError
-from .estimators import (
-    CardinalitySVC,
-    DegenerateSelectionWarning,
-    KernelFeatureSelector,
-)
-from .instance import Instance, make_instance
-from .kernels import GaussianKernel, PolynomialKernel, make_kernel
-from .methods import get_method
-from .objective import dual_objective
-from .result import Result
+#: public name -> the module that defines it
+_EXPORTS = {
+    "AlphaSubproblem": "alpha", "build_instance": "api", "solve": "api", "load_dataset": "datasets",
+    "make_synthetic": "datasets", "CapabilityError": "errors", "InputError": "errors", "MinlpFsError": "errors",
+    "SolverUnavailableError": "errors", "CardinalitySVC": "estimators", "DegenerateSelectionWarning": "estimators",
+    "KernelFeatureSelector": "estimators", "Instance": "instance", "make_instance": "instance",
+    "GaussianKernel": "kernels", "PolynomialKernel": "kernels", "make_kernel": "kernels", "get_method": "methods",
+    "dual_objective": "objective", "Result": "result",
+}
+__all__ = list(_EXPORTS)
 
-__all__ = [
-    "AlphaSubproblem", "build_instance", "solve", "load_dataset", "make_synthetic", "CapabilityError",
-    "InputError", "MinlpFsError", "SolverUnavailableError", "Instance", "make_instance", "GaussianKernel",
-    "PolynomialKernel", "make_kernel", "get_method", "dual_objective", "Result",
-    "CardinalitySVC", "DegenerateSelectionWarning", "KernelFeatureSelector",
-]
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

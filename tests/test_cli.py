@@ -61,14 +61,14 @@ def test_certify_cleveland_poly2_b3(capsys, data_dir):
     (["solve", "--dataset", "bcd", "--data-dir", "/nonexistent"], "does not exist"),
     (["solve", *TINY, "--method", "acso", "--kernel", "rbf"], "needs a polynomial kernel"),
     (["solve", *TINY, "--method", "rfe1", "--start", "random"], "does not take a start"),
-    (["solve", *TINY, "--method", "rfe1", "--refit-fraction", "0.5"], "has no option(s) refit_fraction"),
-    (["solve", *TINY, "--method", "ls*", "--refit-fraction", "0"], "refit_fraction"),
+    (["solve", *TINY, "--method", "rfe1", "--refit-fraction", "0.5"], "has no option(s) --refit-fraction"),
+    (["solve", *TINY, "--method", "ls*", "--refit-fraction", "0"], "ls*: --refit-fraction"),
     (["solve", *TINY, "--start", "0,0"], "repeated"),
     (["solve", *TINY, "--method", "ipopt", "--start", "random", "--seed", "-1"], "seed must be an integer >= 0"),
     (["solve", *TINY, "--method", "acso*", "--start", "random", "--seed", "-1"], "seed must be an integer >= 0"),
     (["solve", "--method", "ipopt", "--seed", "-1"], "ipopt: seed must be an integer >= 0"),
     (["solve", *TINY, "--seed", "-1"], "synthetic data: seed must be an integer >= 0"),
-    (["solve", *TINY, "--method", "ls*", "--n-samples", "-1"], "ls*: n_samples must be an integer >= 0"),
+    (["solve", *TINY, "--method", "ls*", "--n-samples", "-1"], "ls*: --n-samples must be an integer >= 0"),
 ])
 def test_bad_input_is_one_line_without_traceback(capsys, argv, words):
     code, out, err = run(capsys, *argv)
