@@ -51,11 +51,10 @@ def read_csv(path: "str | Path", name: str | None = None, label: str | None = No
     path = Path(path)
     try:
         with path.open(newline="", encoding="utf-8-sig") as fh:
-            reader = csv.reader(fh)
-            rows = [(reader.line_num, r) for r in reader if any(f.strip() for f in r)]
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded, {_line_of(path, exc.start)}); "
-                         "save it as UTF-8, e.g. iconv -f latin1 -t utf-8") from None
+            rows = _rows(csv.reader(fh))
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text ({_first_bad_byte(path)}); save it as UTF-8, "
+                         "e.g. iconv -f latin1 -t utf-8") from None
     except csv.Error as exc:
         raise InputError(f"{path}: not a readable CSV file ({exc})") from None
     except OSError as exc:
@@ -91,16 +90,25 @@ def read_csv(path: "str | Path", name: str | None = None, label: str | None = No
     return Dataset(name or path.stem, X, y, tuple(header[j] for j in features))
 
 
-_NEWLINE = b"\n"
+def _rows(reader) -> list:
+    """(first line number, fields) of every non-blank row (a quoted field may span lines)."""
+    rows, line = [], 1
+    for fields in reader:
+        if any(f.strip() for f in fields):
+            rows.append((line, fields))
+        line = reader.line_num + 1
+    return rows
 
 
-def _line_of(path: Path, offset: int) -> str:
-    """'line N' of a byte offset in a file (for encoding errors)."""
+def _first_bad_byte(path: Path) -> str:
+    """'byte B, line L' of the first byte that is not UTF-8."""
+    data = path.read_bytes()
     try:
-        with path.open("rb") as fh:
-            return f"line {fh.read(offset).count(_NEWLINE) + 1}"
-    except OSError:
-        return "line unknown"
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        return f"byte {exc.start} cannot be decoded, line {line}"
+    return "it cannot be decoded"
 
 
 def _check_header(path: Path, header: list) -> None:
