@@ -149,6 +149,8 @@ def _as_matrix(X) -> np.ndarray:
             raise InputError("X has complex entries; DFS-SVM needs real features (split real and imaginary "
                              "parts into columns of their own if both matter)")
         A = np.asarray(raw, dtype=float)
+    except OverflowError:
+        raise InputError("X has an integer too large for floating point (above about 1.8e308)") from None
     except (TypeError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise
