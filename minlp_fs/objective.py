@@ -15,7 +15,7 @@ from .errors import InputError, plain
 
 
 class NonFiniteError(InputError):
-    """A kernel entry, an objective value or an alpha overflowed to inf or NaN."""
+    """A kernel entry or an objective value overflowed to inf or NaN."""
 
 
 def dual_objective(alpha: np.ndarray, K: np.ndarray, y: np.ndarray) -> float:
@@ -59,7 +59,8 @@ def check_kernel_range(kernel, X: np.ndarray, C: float, where: str = "the data")
     """The bound of :func:`kernel_range`, or a :class:`NonFiniteError` when it or m C times it overflows.
 
     m C max|K| bounds every entry of SMO's gradient Q alpha - e (alpha in [0, C]^m), so when it is
-    finite no kernel entry, gradient or objective value of any subset can overflow.
+    finite no kernel entry or gradient of any subset can overflow; the optimum g itself lies in
+    [-2C min(|I+|, |I-|), 0] (Remark 1), and :func:`dual_objective` refuses any other value that overflows.
     """
     bound = kernel_range(kernel, X)
     m = X.shape[0]
