@@ -1,8 +1,9 @@
 """The paper's nine UCI datasets (Table 1), scikit-learn's copy of BCD, and synthetic data.
 
 CSV format (as in the project's shared datasets folder): UTF-8, a header row of unique names,
-numeric feature columns and a two-valued label column found by name (``y`` unless told otherwise). The folder comes from ``data_dir``, else the environment
-variable ``MINLP_FS_DATA``; ``bcd`` needs no folder (scikit-learn ships the same data).
+numeric feature columns and a two-valued label column found by name (``y`` unless told otherwise).
+The folder comes from ``data_dir``, else the environment variable ``MINLP_FS_DATA``; ``bcd`` needs no
+folder (scikit-learn ships the same data).
 """
 from __future__ import annotations
 

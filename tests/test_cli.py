@@ -177,7 +177,8 @@ def test_jobs_above_the_cpus_are_capped_with_a_warning(capsys, monkeypatch, verb
     monkeypatch.setattr(workers, "cpu_count", lambda: 1)
     extra = ["--no-progress"] if verb == "certify" else ["--method", "ls"]
     code, out, err = run(capsys, verb, *TINY, "--jobs", "100000", *extra, "--json")
-    assert code == 0 and err == f"minlp-fs: warning: {verb} --jobs 100000 is more than the 1 CPU(s) of this machine; using 1\n"
+    assert code == 0
+    assert err == f"minlp-fs: warning: {verb} --jobs 100000 is more than the 1 CPU(s) of this machine; using 1\n"
     if verb == "certify":
         assert json.loads(out)["info"]["n_jobs"] == 1
 

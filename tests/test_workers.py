@@ -24,7 +24,8 @@ def test_minus_one_means_every_cpu(four_cpus):
 
 
 def test_above_the_cpus_is_capped_with_a_warning_naming_the_flag(four_cpus):
-    with pytest.warns(JobsCappedWarning, match=r"^certify --jobs 100000 is more than the 4 CPU\(s\) of this machine; using 4$"):
+    with pytest.warns(JobsCappedWarning,
+                      match=r"^certify --jobs 100000 is more than the 4 CPU\(s\) of this machine; using 4$"):
         assert cap_jobs(100000, "certify --jobs") == 4
 
 
