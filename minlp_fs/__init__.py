@@ -5,11 +5,12 @@
 >>> result = solve(inst, method="ls*")
 
 The public names are imported on first use (module ``__getattr__``, PEP 562), so that the command
-line starts without importing scikit-learn or numba when a verb does not need them.
+line starts without importing scikit-learn or numba when a verb does not need them, and nothing
+heavy runs before the command line's own error handling is in place (Ctrl-C during start-up is one line).
 """
-__version__ = "0.1.0"
-
 import importlib
+
+__version__ = "0.1.0"
 
 #: public name -> the submodule that defines it
 _PUBLIC = {

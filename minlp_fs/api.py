@@ -13,9 +13,10 @@ DEFAULT_B = 5
 def build_instance(dataset: str = "bcd", data_dir=None, B: int | None = None, kernel: str = "poly2",
                    C: float = 10.0, gamma: float | None = None, coef0: float | None = None,
                    degree: int | None = None, sense: str = "paper", scaling: str = "minmax",
-                   m: int | None = None, seed: int = 0) -> Instance:
-    """An instance from a named dataset ('synthetic' for generated data); B defaults to min(5, n)."""
-    data = make_synthetic(seed=seed) if dataset == "synthetic" else load_dataset(dataset, data_dir)
+                   m: int | None = None, seed: int = 0, label: str | None = None) -> Instance:
+    """An instance from a named dataset ('synthetic' for generated data); B defaults to min(5, n).
+    ``label`` names the CSV's label column (default ``y``)."""
+    data = make_synthetic(seed=seed) if dataset == "synthetic" else load_dataset(dataset, data_dir, label=label)
     if B is None:
         B = min(DEFAULT_B, data.X.shape[1])
     return make_instance(data.X, data.y, B=B, kernel=kernel, C=C, gamma=gamma, coef0=coef0, degree=degree,

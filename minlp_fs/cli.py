@@ -2,24 +2,34 @@
 
 Instance flags are shared by every verb; method options become flags automatically from the
 registered methods' dataclass fields (``--refit-fraction``, ``--n-samples``, ...), so this file
-never switches on method names. Errors are printed as one line, never a traceback.
+never switches on method names. Errors are printed as one line, never a traceback, and the exit
+status says how a verb ended (README, "Reliability"):
+
+    0 finished   1 a solver ran and failed   2 bad input   3 unavailable (method or solver)
+    124 time limit reached (the best answer so far is printed)   130 interrupted (Ctrl-C)
+
+The package is imported inside :func:`main`, so Ctrl-C during start-up is one line too.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import types
 import typing
+import warnings
 
 from . import __version__
-from .api import build_instance, solve
-from .errors import MinlpFsError
-from .experiments.cli import add_bench_parser, run_bench
-from .methods import ALIASES, REGISTRY, method_class
+from .errors import InputError, MinlpFsError, SolverUnavailableError
 
 #: options that map to flags of their own (not auto-generated)
 _SHARED = {"time_limit": "time_limit", "seed": "seed", "n_jobs": "jobs", "progress": None}
+#: exit statuses (README, "Reliability")
+EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_UNAVAILABLE, EXIT_TIME_LIMIT, EXIT_INTERRUPTED = 0, 1, 2, 3, 124, 130
+#: a Result's status -> exit status
+_STATUS_EXIT = {"optimal": EXIT_OK, "converged": EXIT_OK, "time_limit": EXIT_TIME_LIMIT,
+                "interrupted": EXIT_INTERRUPTED, "unavailable": EXIT_UNAVAILABLE, "error": EXIT_FAILED}
 
 
 def _instance_flags(p: argparse.ArgumentParser) -> None:
@@ -27,6 +37,8 @@ def _instance_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dataset", default="bcd",
                    help="paper dataset name, 'synthetic', or NAME with NAME.csv in --data-dir (default: bcd, built in)")
     g.add_argument("--data-dir", help="folder of the datasets' CSV files (or set MINLP_FS_DATA)")
+    g.add_argument("--label", default=None,
+                   help="name of the CSV's label column (default: y); it must hold exactly two values")
     g.add_argument("--kernel", default="poly2", help="poly2, poly3, poly5 (c=1) or rbf (default: poly2)")
     g.add_argument("--B", type=int, default=None, help="number of features to select (default: min(5, n))")
     g.add_argument("--C", type=float, default=10.0, help="SVM C (default 10, the paper's)")
@@ -51,6 +63,8 @@ def _flag_type(hint):
 
 def _method_option_flags(p: argparse.ArgumentParser) -> dict:
     """Add one flag per distinct option of the registered methods; returns dest -> option name."""
+    from .methods import REGISTRY, method_class
+
     g = p.add_argument_group("method options (each applies to the methods that have it)")
     seen: dict = {}
     for name in REGISTRY:
@@ -80,6 +94,9 @@ def _method_option_flags(p: argparse.ArgumentParser) -> dict:
 
 
 def _parser() -> tuple[argparse.ArgumentParser, dict]:
+    from .experiments.cli import add_bench_parser
+    from .methods import ALIASES, REGISTRY
+
     p = argparse.ArgumentParser(prog="minlp-fs", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"minlp-fs {__version__}")
     sub = p.add_subparsers(dest="verb", required=True)
@@ -90,11 +107,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     s.add_argument("--start", default=None,
                    help="start for LS/LS*/ACSO/solvers: alpha-start (default), random (uses --seed) or i,j,k")
     s.add_argument("--time-limit", type=float, default=None, help="seconds")
-    s.add_argument("--jobs", type=int, default=None, help="parallel candidate re-fits (methods with n_jobs)")
+    s.add_argument("--jobs", type=int, default=None,
+                   help="parallel candidate re-fits (methods with n_jobs; -1 = one per CPU, capped at the CPUs)")
     dests = _method_option_flags(s)
     c = sub.add_parser("certify", help="certified optimum by enumerating all C(n,B) subsets")
     _instance_flags(c)
-    c.add_argument("--jobs", type=int, default=1, help="worker processes")
+    c.add_argument("--jobs", type=int, default=1, help="worker processes (-1 = one per CPU, capped at the CPUs)")
     c.add_argument("--time-limit", type=float, default=None, help="seconds")
     c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     sv = sub.add_parser("solvers", help="list the solver adapters with availability and the reason")
@@ -104,7 +122,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     e = sub.add_parser("export", help="write the MINLP as .nl (with .row/.col) or .gms")
     _instance_flags(e)
     e.add_argument("--format", required=True, choices=("nl", "gms"))
-    e.add_argument("--out", required=True, help="output file")
+    e.add_argument("--out", required=True,
+                   help="output file; its suffix must be the format's (.nl or .gms), which is added when missing")
     e.add_argument("--start", default=None, help="starting point: alpha-start (default), random or i,j,k")
     ev = sub.add_parser("evaluate", help="our objective and status of a feature list, an AMPL .sol or a GAMS .gdx")
     _instance_flags(ev)
@@ -137,13 +156,33 @@ def _start(text):
     try:
         return [int(t) for t in text.split(",") if t.strip()]
     except ValueError:
-        raise MinlpFsError(f"--start must be alpha-start, random or comma-separated indices; got {text!r}") from None
+        raise InputError(f"--start must be alpha-start, random or comma-separated indices; got {text!r}") from None
+
+
+#: flags whose value may begin with '-' (``--start -1,2`` must reach our check of the indices)
+_DASH_VALUES = ("--start",)
+
+
+def _join_dash_values(argv: list) -> list:
+    """``--start -1,2`` -> ``--start=-1,2``: argparse would take ``-1,2`` for an option and refuse it."""
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _DASH_VALUES and i + 1 < len(argv) and argv[i + 1].startswith("-") and argv[i + 1][1:2].isdigit():
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(a)
+            i += 1
+    return out
 
 
 def _instance(args):
+    from .api import build_instance
+
     return build_instance(dataset=args.dataset, data_dir=args.data_dir, kernel=args.kernel, B=args.B,
                           C=args.C, gamma=args.gamma, coef0=args.coef0, degree=args.degree,
-                          sense=args.sense, scaling=args.scaling, m=args.m, seed=args.seed)
+                          sense=args.sense, scaling=args.scaling, m=args.m, seed=args.seed, label=args.label)
 
 
 def _print_table(result, instance) -> None:
@@ -173,22 +212,37 @@ def _print_table(result, instance) -> None:
 
 
 def _run_solve(args, dests) -> int:
-    inst = _instance(args)
+    from .api import solve
+    from .workers import cap_jobs
+
     options = {opt: getattr(args, dest) for dest, opt in dests.items() if getattr(args, dest) is not None}
-    for opt, value in (("time_limit", args.time_limit), ("n_jobs", args.jobs)):
+    jobs = None if args.jobs is None else cap_jobs(args.jobs, "solve --jobs")
+    start = _start(args.start)
+    inst = _instance(args)
+    for opt, value in (("time_limit", args.time_limit), ("n_jobs", jobs)):
         if value is not None:
             options[opt] = value
-    result = solve(inst, method=args.method, start=_start(args.start), seed=args.seed, **options)
+    result = solve(inst, method=args.method, start=start, seed=args.seed, **options)
     _emit(args, result, inst)
-    return 0 if result.ok or result.status == "unavailable" else 1
+    return _STATUS_EXIT[result.status]
 
 
 def _run_certify(args) -> int:
+    from .alpha import DEFAULT_TOL
+    from .api import solve
+    from .workers import cap_jobs
+
+    jobs = cap_jobs(args.jobs, "certify --jobs")
     inst = _instance(args)
-    result = solve(inst, method="enumerate", n_jobs=args.jobs, time_limit=args.time_limit,
+    result = solve(inst, method="enumerate", n_jobs=jobs, time_limit=args.time_limit,
                    progress=not args.no_progress)
+    if result.certified:  # what "optimal" means: every subset's g to the alpha-subproblem's KKT tolerance
+        result.info.setdefault("tolerance", {"kkt": DEFAULT_TOL})
+        result.message = result.message or (f"optimal over all {result.info.get('n_subsets')} subsets, each subset's "
+                                            f"SVM dual solved to KKT tolerance {DEFAULT_TOL:g} (value accuracy: "
+                                            "benchmarks/RESULTS.md)")
     _emit(args, result, inst)
-    return 0
+    return _STATUS_EXIT[result.status]
 
 
 def _emit(args, result, inst) -> None:
@@ -222,12 +276,38 @@ def _run_methods(args) -> int:
     return 0
 
 
+def _export_target(fmt: str, out: str):
+    """The file ``--out`` names for ``--format``: its suffix must be the format's (added when missing),
+    it is not a folder, and its folder exists."""
+    from pathlib import Path
+
+    path = Path(out)
+    if path.is_dir():
+        raise InputError(f"--out {out} is a folder; give a file name such as {path / ('model.' + fmt)}")
+    if path.suffix and path.suffix.lower() != f".{fmt}":
+        raise InputError(f"--out {out} ends in {path.suffix} but --format is {fmt}: use a .{fmt} file name "
+                         f"or --format {path.suffix[1:]}" if path.suffix[1:] in ("nl", "gms") else
+                         f"--out {out} ends in {path.suffix} but --format {fmt} writes a .{fmt} file")
+    if not path.suffix:
+        path = path.with_name(path.name + f".{fmt}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    return path
+
+
 def _run_export(args) -> int:
     from .models.export import export
 
+    target = _export_target(args.format, args.out)
+    start = _start(args.start)
     inst = _instance(args)
     source = {"dataset": args.dataset, "scaling": args.scaling, "seed": args.seed, "m": args.m}
-    for path in export(inst, args.format, args.out, start=_start(args.start), source=source):
+    try:
+        paths = export(inst, args.format, target, start=start, source=source)
+    except OSError as exc:
+        raise InputError(f"cannot write {exc.filename or target}: {exc.strerror or exc}") from None
+    for path in paths:
         print(path)
     return 0
 
@@ -267,33 +347,62 @@ def _run_datasets(args) -> int:
     return 0
 
 
+def _flag_names(message: str, dests: dict) -> str:
+    """An API message as the command line says it: ``allow_nonsubmodular=True`` -> ``--allow-nonsubmodular``."""
+    names = {opt: "--" + opt.replace("_", "-") for opt in dests.values()}
+    names.update({opt: "--" + flag.replace("_", "-") for opt, flag in _SHARED.items() if flag})
+    for opt, flag in names.items():
+        message = re.sub(rf"\b{re.escape(opt)}=True\b", flag, message)
+        message = re.sub(rf"\b{re.escape(opt)}=False\b", "--no-" + flag[2:], message)
+        if "_" in opt:  # a bare identifier (n_samples), never an ordinary word (seed, solver)
+            message = re.sub(rf"(?<![\w-]){re.escape(opt)}\b", flag, message)
+    return message
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"minlp-fs: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv=None) -> int:
-    parser, dests = _parser()
-    args = parser.parse_args(argv)
+    argv = _join_dash_values(list(sys.argv[1:] if argv is None else argv))
+    dests: dict = {}
     try:
-        if args.verb == "bench":
-            return run_bench(args)
-        if args.verb == "solve":
-            return _run_solve(args, dests)
-        if args.verb == "certify":
-            return _run_certify(args)
-        if args.verb == "solvers":
-            return _run_solvers(args)
-        if args.verb == "methods":
-            return _run_methods(args)
-        if args.verb == "export":
-            return _run_export(args)
-        if args.verb == "evaluate":
-            return _run_evaluate(args)
-        if args.verb == "compare":
-            return _run_compare(args)
-        return _run_datasets(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            parser, dests = _parser()
+            args = parser.parse_args(argv)
+            return _run(args, dests)
+    except SolverUnavailableError as exc:
+        print(f"minlp-fs: unavailable: {_flag_names(str(exc), dests)}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
     except MinlpFsError as exc:
-        print(f"minlp-fs: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"minlp-fs: error: {_flag_names(str(exc), dests)}", file=sys.stderr)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         print("minlp-fs: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+
+
+def _run(args, dests) -> int:
+    if args.verb == "bench":
+        from .experiments.cli import run_bench
+
+        return run_bench(args)
+    if args.verb == "solve":
+        return _run_solve(args, dests)
+    if args.verb == "certify":
+        return _run_certify(args)
+    if args.verb == "solvers":
+        return _run_solvers(args)
+    if args.verb == "methods":
+        return _run_methods(args)
+    if args.verb == "export":
+        return _run_export(args)
+    if args.verb == "evaluate":
+        return _run_evaluate(args)
+    if args.verb == "compare":
+        return _run_compare(args)
+    return _run_datasets(args)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """The paper's nine UCI datasets (Table 1), scikit-learn's copy of BCD, and synthetic data.
 
-CSV format (as in the project's shared datasets folder): a header row, numeric feature columns,
-and a last column ``y`` in {-1, +1}. The folder comes from ``data_dir``, else the environment
-variable ``MINLP_FS_DATA``; ``bcd`` needs no folder (scikit-learn ships the same data).
+CSV format (as in the project's shared datasets folder): UTF-8, a header row of unique names,
+numeric feature columns and a two-valued label column found by name (``y`` unless told otherwise).
+The folder comes from ``data_dir``, else the environment variable ``MINLP_FS_DATA``; ``bcd`` needs no
+folder (scikit-learn ships the same data).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, check_integer
+from .errors import InputError, check_integer, plain
 
 #: the paper's datasets in the order of its Table 1, with (m, n) of the shared CSVs
 PAPER_DATASETS = {
@@ -38,26 +39,123 @@ class Dataset:
         return self.X.shape
 
 
-def read_csv(path: "str | Path", name: str | None = None) -> Dataset:
-    """Read a CSV with a header, numeric features and a last label column; clear errors otherwise."""
+def read_csv(path: "str | Path", name: str | None = None, label: str | None = None) -> Dataset:
+    """Read a UTF-8 CSV with a header, numeric features and a label column; clear errors otherwise.
+
+    The label column is found by name: ``label``, else the column ``y`` (else a single ``Y``); it may
+    stand anywhere and must hold exactly two distinct values (numbers or strings; the smaller
+    becomes -1). Header names must be unique and non-empty; a UTF-8 byte-order mark is dropped; blank
+    lines are skipped and messages give the file's own line numbers. A file that is not UTF-8 (e.g.
+    Latin-1) is an error naming the line: Latin-1 cannot be told from other 8-bit encodings (every byte
+    sequence is valid Latin-1), so reading it as such could silently give wrong feature names.
+    """
     path = Path(path)
     try:
-        with path.open(newline="") as fh:
-            rows = list(csv.reader(fh))
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            rows = _rows(csv.reader(fh))
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text ({_first_bad_byte(path)}); save it as UTF-8, "
+                         "e.g. iconv -f latin1 -t utf-8") from None
+    except csv.Error as exc:
+        raise InputError(f"{path}: not a readable CSV file ({exc})") from None
     except OSError as exc:
         raise InputError(f"cannot read dataset file {path}: {exc.strerror or exc}") from None
-    header, body = (rows[0], [r for r in rows[1:] if r]) if rows else ([], [])
-    if len(body) < 2:
+    if len(rows) < 3:
         raise InputError(f"{path}: a header and at least two data rows are needed")
+    header = [h.strip() for h in rows[0][1]]
+    body = rows[1:]
+    _check_header(path, header)
+    j_label = _label_column(path, header, label)
     width = len(header)
-    for i, r in enumerate(body, start=2):
+    for line, r in body:
         if len(r) != width:
-            raise InputError(f"{path}, line {i}: {len(r)} fields where the header has {width}")
+            raise InputError(f"{path}, line {line}: {len(r)} fields where the header has {width}")
+    features = [j for j in range(width) if j != j_label]
+    if not features:
+        raise InputError(f"{path}: no feature columns besides the label column {header[j_label]!r}")
+    X = np.empty((len(body), len(features)))
+    for i, (line, r) in enumerate(body):
+        for k, j in enumerate(features):
+            X[i, k] = _number(path, line, header[j], r[j])
+    labels = [r[j_label].strip() for _, r in body]
     try:
-        data = np.array(body, dtype=float)
+        values = np.array([_number(path, line, header[j_label], v) for (line, _), v in zip(body, labels)])
+    except InputError:  # labels that are not all numbers are class names
+        values = np.array(labels)
+    classes = np.unique(values)
+    if classes.size != 2:
+        shown = ", ".join(plain(c) for c in classes[:5]) + (", ..." if classes.size > 5 else "")
+        raise InputError(f"{path}: the label column {header[j_label]!r} has {classes.size} distinct value(s) "
+                         f"({shown}); it needs exactly two (pick another column with --label / label=)")
+    y = np.where(values == classes[1], 1.0, -1.0)
+    return Dataset(name or path.stem, X, y, tuple(header[j] for j in features))
+
+
+def _rows(reader) -> list:
+    """(first line number, fields) of every non-blank row (a quoted field may span lines)."""
+    rows, line = [], 1
+    for fields in reader:
+        if any(f.strip() for f in fields):
+            rows.append((line, fields))
+        line = reader.line_num + 1
+    return rows
+
+
+def _first_bad_byte(path: Path) -> str:
+    """'byte B, line L' of the first byte that is not UTF-8."""
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        return f"byte {exc.start} cannot be decoded, line {line}"
+    return "it cannot be decoded"
+
+
+def _check_header(path: Path, header: list) -> None:
+    """Header names are non-empty and unique (a repeated name would make selections ambiguous)."""
+    empty = [j + 1 for j, h in enumerate(header) if not h]
+    if empty:
+        raise InputError(f"{path}: the header has an empty name in column(s) {', '.join(map(str, empty))}")
+    seen, repeated = set(), []
+    for h in header:
+        if h in seen and h not in repeated:
+            repeated.append(h)
+        seen.add(h)
+    if repeated:
+        raise InputError(f"{path}: the header repeats the column name(s) {', '.join(map(repr, repeated))}; "
+                         "names must be unique")
+
+
+def _label_column(path: Path, header: list, label: str | None) -> int:
+    """Index of the label column: ``label`` if given, else ``y``, else a single ``Y``."""
+    if label is not None:
+        if label not in header:
+            raise InputError(f"{path}: no column named {label!r} for the labels; the columns are "
+                             f"{_listed(header)}")
+        return header.index(label)
+    if "y" in header:
+        return header.index("y")
+    if "Y" in header:
+        return header.index("Y")
+    raise InputError(f"{path}: no label column named 'y'; name the label column with --label COLUMN "
+                     f"(label= in the API); the columns are {_listed(header)}")
+
+
+def _listed(names: list) -> str:
+    return ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
+
+
+def _number(path: Path, line: int, column: str, text: str) -> float:
+    """A finite float from a CSV field, or an InputError naming file, line and column."""
+    try:
+        v = float(text)
     except ValueError:
-        raise InputError(f"{path}: every field must be numeric (missing values are not supported)") from None
-    return Dataset(name or path.stem, data[:, :-1], data[:, -1], tuple(header[:-1]))
+        raise InputError(f"{path}, line {line}, column {column!r}: {text.strip()!r} is not a number "
+                         "(every field must be numeric; missing values are not supported)") from None
+    if not np.isfinite(v):
+        raise InputError(f"{path}, line {line}, column {column!r}: {text.strip()!r} is not a finite number")
+    return v
 
 
 def _sklearn_bcd() -> Dataset:
@@ -79,25 +177,38 @@ def _sklearn_bcd() -> Dataset:
                    tuple(csv_name(f) for f in data.feature_names))
 
 
-def load_dataset(name: str, data_dir: "str | Path | None" = None) -> Dataset:
-    """One of the paper's datasets (or any ``<name>.csv`` in the folder).
+def load_dataset(name: str, data_dir: "str | Path | None" = None, label: str | None = None) -> Dataset:
+    """One of the paper's datasets (or any ``<name>.csv`` in the folder); ``label`` names the label column.
 
-    ``bcd`` falls back to scikit-learn's copy when no folder is given or the file is absent there.
+    ``name`` is a file name in the folder, not a path (``../x`` or ``/x`` cannot leave it); ``.csv``
+    may be given or not, and letter case need not match when one file matches (``mydata`` finds
+    ``MyData.csv``). ``bcd`` falls back to scikit-learn's copy when no folder is given or the file is
+    absent there.
     """
-    key = str(name).strip().lower()
+    text = str(name).strip()
+    if not text or Path(text).name != text or text in (".", "..") or "\\" in text:
+        raise InputError(f"dataset {name!r} must be a file name in the data folder, not a path; to use a file "
+                         "elsewhere, pass its folder as --data-dir (data_dir=)")
+    stem = text[:-4] if text.lower().endswith(".csv") else text
+    key = stem.lower()
     folder = data_dir if data_dir is not None else os.environ.get(DATA_ENV)
     if folder is not None:
         folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"data directory {folder} is a file, not a folder: pass the folder that holds "
+                             "the CSV files")
         if not folder.is_dir():
             raise InputError(f"data directory {folder} does not exist")
-        path = folder / f"{key}.csv"
-        if path.is_file():
-            return read_csv(path, key)
+        path = _find_csv(folder, stem)
+        if path is not None:
+            return read_csv(path, key, label=label)
         if key != "bcd":
             known = sorted(p.stem for p in folder.glob("*.csv"))
-            raise InputError(f"dataset {name!r} not found: no file {path}"
+            raise InputError(f"dataset {name!r} not found: no file {folder / (stem + '.csv')}"
                              + (f" (this folder has: {', '.join(known)})" if known else ""))
     if key == "bcd":
+        if label not in (None, "y"):
+            raise InputError(f"the built-in bcd has its labels in 'y'; label={label!r} needs a bcd.csv in --data-dir")
         return _sklearn_bcd()
     if key in PAPER_DATASETS:
         raise InputError(f"dataset {name!r} needs its CSV file: pass --data-dir (or data_dir=) or set "
@@ -105,6 +216,18 @@ def load_dataset(name: str, data_dir: "str | Path | None" = None) -> Dataset:
     raise InputError(f"unknown dataset {name!r}; the paper's are {', '.join(PAPER_DATASETS)} "
                      "(generated data: make_synthetic(), or --dataset synthetic on the command line); "
                      "other names need a <name>.csv in --data-dir")
+
+
+def _find_csv(folder: Path, stem: str) -> Path | None:
+    """``folder/<stem>.csv``, else the one CSV whose name matches ignoring case (None if none or several)."""
+    exact = folder / f"{stem}.csv"
+    if exact.is_file():
+        return exact
+    matches = [p for p in folder.glob("*") if p.is_file() and p.name.lower() == f"{stem}.csv".lower()]
+    if len(matches) > 1:
+        raise InputError(f"dataset {stem!r} matches {', '.join(sorted(p.name for p in matches))} in {folder} "
+                         "(names differing only in case); give the exact name")
+    return matches[0] if matches else None
 
 
 def make_synthetic(m: int = 200, n_informative: int = 3, n_noise: int = 7, seed: int = 0,

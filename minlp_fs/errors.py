@@ -25,4 +25,16 @@ class CapabilityError(MinlpFsError, ValueError):
 def check_integer(owner: str, key: str, value, lowest: int) -> None:
     """InputError naming ``owner`` and ``key`` unless ``value`` is an integer (not a bool) >= ``lowest``."""
     if isinstance(value, bool) or not isinstance(value, Integral) or value < lowest:
-        raise InputError(f"{owner}: {key} must be an integer >= {lowest}; got {value!r}")
+        raise InputError(f"{owner}: {key} must be an integer >= {lowest}; got {plain(value)}")
+
+
+def plain(value) -> str:
+    """A value as a message shows it: numbers as users write them (1, 0.5, 1e+70), never numpy reprs
+    such as ``np.float64(1.0)``; strings quoted; lists and tuples element by element."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(plain(v) for v in value) + "]"
+    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # a numpy scalar
+        value = value.item()
+    if isinstance(value, float):
+        return f"{value:g}"
+    return repr(value) if isinstance(value, str) else str(value)

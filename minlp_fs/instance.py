@@ -13,12 +13,13 @@ Every method minimises ``instance.sign * g(beta)``: sign = +1 for ``paper``, -1 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from numbers import Number
 
 import numpy as np
 
-from .errors import InputError, check_integer
+from .errors import InputError, check_integer, plain
 from .kernels import Kernel, make_kernel
-from .objective import attains_trivial_bound, dual_objective, trivial_bound
+from .objective import attains_trivial_bound, check_kernel_range, dual_objective, trivial_bound
 
 SENSES = ("paper", "fit")
 SCALINGS = ("minmax", "standard", "none")
@@ -88,9 +89,9 @@ class Instance:
             idx = sorted(int(j) for j in items)
             integral = all(int(j) == j for j in items)
         except (TypeError, ValueError):
-            raise InputError(f"a feature subset must be a list of integer indices; got {subset!r}") from None
+            raise InputError(f"a feature subset must be a list of integer indices; got {plain(subset)}") from None
         if not integral:
-            raise InputError(f"a feature subset must be a list of integer indices; got {items!r}")
+            raise InputError(f"a feature subset must be a list of integer indices; got {plain(items)}")
         if len(set(idx)) != len(idx):
             raise InputError(f"feature subset {idx} has repeated indices")
         if idx and (idx[0] < 0 or idx[-1] >= self.n):
@@ -110,7 +111,10 @@ class Instance:
             changes["C"] = float(changes["C"])
         if "kernel" in changes:
             changes["kernel"] = make_kernel(changes["kernel"])
-        return replace(self, **changes)
+        new = replace(self, **changes)
+        if "kernel" in changes or "C" in changes:
+            check_kernel_range(new.kernel, new.X, new.C)
+        return new
 
     def describe(self) -> dict:
         """JSON-ready description of the instance (no data)."""
@@ -128,20 +132,28 @@ def _check_sense(sense):
 def _check_C(C):
     if isinstance(C, bool) or not isinstance(C, (int, float, np.floating, np.integer)) \
             or not np.isfinite(C) or C <= 0:
-        raise InputError(f"C must be a finite number > 0; got {C!r}")
+        raise InputError(f"C must be a finite number > 0; got {plain(C)}")
 
 
 def _check_B(B, n):
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)):
-        raise InputError(f"B must be an integer; got {B!r}")
+        raise InputError(f"B must be an integer; got {plain(B)}")
     if not 1 <= B <= n:
         raise InputError(f"B = {B} is out of range: it must be between 1 and the number of features n = {n}")
 
 
 def _as_matrix(X) -> np.ndarray:
     try:
-        A = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
+        raw = np.asarray(X)
+        if raw.dtype.kind == "c":
+            raise InputError("X has complex entries; DFS-SVM needs real features (split real and imaginary "
+                             "parts into columns of their own if both matter)")
+        A = np.asarray(raw, dtype=float)
+    except OverflowError:
+        raise InputError("X has an integer too large for floating point (above about 1.8e308)") from None
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
         raise InputError("X must be a numeric matrix (rows = samples, columns = features)") from None
     if A.ndim != 2:
         raise InputError(f"X must be 2-dimensional (samples x features); got shape {A.shape}")
@@ -165,16 +177,31 @@ def encode_labels(y, m: int) -> tuple[np.ndarray, tuple]:
         raise InputError(f"y must be 1-dimensional; got shape {yy.shape}")
     if yy.shape[0] != m:
         raise InputError(f"X has {m} rows but y has {yy.shape[0]} labels")
-    if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
+    kinds = sorted({_label_kind(v) for v in np.asarray(y, dtype=object).ravel()})
+    if len(kinds) > 1:
+        raise InputError(f"y mixes label types ({', '.join(kinds)}); give labels of one type, e.g. -1/+1 "
+                         "or two strings")
+    if yy.dtype.kind in "fc" and not np.all(np.isfinite(yy)):
         raise InputError("y contains NaN or infinite labels")
     classes = np.unique(yy)
     if classes.size < 2:
-        raise InputError(f"y has a single class ({classes[0]!r} only): an SVM needs two classes")
+        raise InputError(f"y has a single class ({plain(classes[0])} only): an SVM needs two classes")
     if classes.size > 2:
         raise InputError(f"y has {classes.size} classes; DFS-SVM is binary: "
-                         f"map them to two classes first (seen {list(classes[:5])}...)")
+                         f"map them to two classes first (seen {plain(list(classes[:5]))}...)")
     signed = np.where(yy == classes[1], 1.0, -1.0)
     return signed, tuple(c.item() if hasattr(c, "item") else c for c in classes)
+
+
+def _label_kind(v) -> str:
+    """'number', 'string', 'boolean' or the type's name: labels of two kinds cannot be ordered."""
+    if isinstance(v, (bool, np.bool_)):
+        return "boolean"
+    if isinstance(v, Number):
+        return "number"
+    if isinstance(v, (str, np.str_, bytes)):
+        return "string"
+    return type(v).__name__
 
 
 def scale(X: np.ndarray, scaling: str) -> np.ndarray:
@@ -194,7 +221,7 @@ def stratified_rows(y: np.ndarray, m: int, seed: int) -> np.ndarray:
     """Sorted indices of ``m`` rows drawn with both classes in proportion (at least one each)."""
     total = y.size
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 2 <= m <= total:
-        raise InputError(f"m = {m!r} rows requested; it must be an integer between 2 and {total}")
+        raise InputError(f"m = {plain(m)} rows requested; it must be an integer between 2 and {total}")
     check_integer("row sampling", "seed", seed, 0)
     rng = np.random.default_rng(seed)
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
@@ -215,8 +242,13 @@ def make_instance(X, y, B: int, kernel: "str | Kernel" = "poly2", C: float = DEF
 
     ``m`` draws a reduced instance of m rows by a stratified sample with ``seed`` (the paper's Baron
     appendix); scaling is then fitted on those rows. Constant columns (over the instance's rows) are
-    rejected by name: they carry no information and make min-max scaling undefined.
+    rejected by name: they carry no information and make min-max scaling undefined. Complex X,
+    labels of mixed types and kernels whose values could overflow for some subset
+    (:func:`~minlp_fs.objective.check_kernel_range`) are errors. A pandas DataFrame's column names
+    become the feature names unless ``feature_names`` is given.
     """
+    if feature_names is None and hasattr(X, "columns"):  # a pandas DataFrame keeps its column names
+        feature_names = list(X.columns)
     A = _as_matrix(X)
     signed, classes = encode_labels(y, A.shape[0])
     names = tuple(str(f) for f in feature_names) if feature_names is not None \
@@ -231,11 +263,17 @@ def make_instance(X, y, B: int, kernel: "str | Kernel" = "poly2", C: float = DEF
     if m is not None:
         rows = stratified_rows(signed, m, seed)
         A, signed = A[rows], signed[rows]
-    constant = np.flatnonzero(np.ptp(A, axis=0) == 0)
+    with np.errstate(over="ignore"):  # a range that overflows is not constant (scaling refuses it below)
+        constant = np.flatnonzero(np.ptp(A, axis=0) == 0)
     if constant.size:
         listed = ", ".join(names[j] for j in constant[:10]) + (" ..." if constant.size > 10 else "")
         raise InputError(f"{constant.size} constant column(s) over the instance's rows: {listed}; "
                          "drop them first (they carry no information)")
-    Xs = np.ascontiguousarray(scale(A, scaling))
+    with np.errstate(over="ignore", invalid="ignore"):
+        Xs = np.ascontiguousarray(scale(A, scaling))
+    if not np.isfinite(Xs).all():
+        raise InputError(f"{scaling} scaling overflows on this data (its values span more than floating point "
+                         "can hold); rescale the data first")
+    check_kernel_range(k, Xs, float(C), where=f"{name}'s scaled data")
     return Instance(X=Xs, y=signed, kernel=k, C=float(C), B=int(B), sense=sense,
                     feature_names=names, name=name, classes=classes, rows=rows)

@@ -3,10 +3,19 @@
 Every value this package reports is computed by :func:`dual_objective` from (alpha, K), whatever
 method or solver produced alpha and beta. Q(beta) = (y y') * K_beta, so alpha' Q alpha = v' K v with
 v = alpha * y; only the support (alpha_i > 0) enters the quadratic form.
+
+A non-finite value is never returned: :func:`dual_objective` raises :class:`NonFiniteError` instead,
+and :func:`kernel_range` gives the bound on every kernel entry that instances check up front.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .errors import InputError, plain
+
+
+class NonFiniteError(InputError):
+    """A kernel entry or an objective value overflowed to inf or NaN."""
 
 
 def dual_objective(alpha: np.ndarray, K: np.ndarray, y: np.ndarray) -> float:
@@ -14,10 +23,55 @@ def dual_objective(alpha: np.ndarray, K: np.ndarray, y: np.ndarray) -> float:
     alpha = np.asarray(alpha, dtype=float)
     v = alpha * y
     sv = np.flatnonzero(v)
-    if 2 * sv.size > v.size:  # a dense product beats copying the support block
-        return float(0.5 * (v @ (K @ v)) - alpha.sum())
-    v = v[sv]
-    return float(0.5 * (v @ K[np.ix_(sv, sv)] @ v) - alpha.sum())
+    with np.errstate(over="ignore", invalid="ignore"):
+        if 2 * sv.size > v.size:  # a dense product beats copying the support block
+            value = float(0.5 * (v @ (K @ v)) - alpha.sum())
+        else:
+            v = v[sv]
+            value = float(0.5 * (v @ K[np.ix_(sv, sv)] @ v) - alpha.sum())
+    if not np.isfinite(value):
+        raise NonFiniteError(f"the objective f(alpha, beta) is {value} (the kernel matrix or alpha has "
+                             "non-finite entries); lower gamma, C or the data's scale (use --scaling minmax)")
+    return value
+
+
+def kernel_range(kernel, X: np.ndarray) -> float:
+    """An upper bound of |k_S(x_i, x_h)| over every feature subset S and rows i, h of X (inf on overflow).
+
+    Both kernels are phi(s) of a base s = sum_{j in S} t_j (see :mod:`minlp_fs.kernels`). With
+    R = max_i ||x_i||^2 over all features: polynomial, |s| = |<x_S, z_S>| <= ||x|| ||z|| <= R
+    (Cauchy-Schwarz, and a subset's norm is at most the full norm), and since gamma > 0, c >= 0,
+    |phi(s)| <= phi(|s|) <= phi(R) whatever the data's signs; phi(R) is the largest diagonal entry of
+    the full-feature Gram, so the bound is attained. Gaussian, 0 <= s <= ||x - z||^2 <= 4R and
+    0 < phi <= phi(0) = 1. So max(|phi(R)|, |phi(0)|) bounds every entry when 4R is finite (the base
+    matrices and their swap updates then stay finite too). The full-feature bound is the one needed:
+    the alpha-start and RFE form the Gram of all n features.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        R = float(np.max(np.einsum("ij,ij->i", X, X)))
+        if not np.isfinite(4.0 * R):
+            return np.inf
+        ends = np.abs(kernel.apply(np.array([R, 0.0])))
+    return float(np.max(ends))
+
+
+def check_kernel_range(kernel, X: np.ndarray, C: float, where: str = "the data") -> float:
+    """The bound of :func:`kernel_range`, or a :class:`NonFiniteError` when it or m C times it overflows.
+
+    m C max|K| bounds every entry of SMO's gradient Q alpha - e (alpha in [0, C]^m), so when it is
+    finite no kernel entry or gradient of any subset can overflow; the optimum g itself lies in
+    [-2C min(|I+|, |I-|), 0] (Remark 1), and :func:`dual_objective` refuses any other value that overflows.
+    """
+    bound = kernel_range(kernel, X)
+    m = X.shape[0]
+    if not np.isfinite(bound) or not np.isfinite(m * C * bound):
+        p = kernel.params()
+        shown = ", ".join(f"{k}={plain(v)}" for k, v in p.items() if k != "name")
+        what = "overflow to inf" if not np.isfinite(bound) else f"reach {bound:.3g}, and m*C times that overflows"
+        raise NonFiniteError(f"kernel values on {where} {what} ({p['name']}: {shown}; C={plain(C)}, m={m}): "
+                             "no result would be meaningful; lower gamma or C, or scale the data "
+                             "(--scaling minmax or standard)")
+    return bound
 
 
 def trivial_bound(y: np.ndarray, C: float) -> float:

@@ -214,3 +214,16 @@ def test_random_small_problems(seed, m, C, kernel, random_feasible_alpha):
     lib = libsvm_solve(K, y, C, tol=DEFAULT_TOL)
     assert feasibility_violation(lib, y, C) < 1e-8 * max(C, 1.0)
     assert dual_objective(lib, K, y) == pytest.approx(value, rel=REL, abs=slack)
+
+
+def test_an_overflowed_gram_is_an_error_not_a_value(small_poly_instance):
+    """An instance that bypassed make_instance's range check: the oracle refuses its non-finite values."""
+    from dataclasses import replace
+
+    from minlp_fs.kernels import PolynomialKernel
+    from minlp_fs.objective import NonFiniteError
+
+    inst = replace(small_poly_instance, kernel=PolynomialKernel(degree=5, gamma=1e70))
+    for backend in ("smo", "libsvm"):
+        with pytest.raises(NonFiniteError):
+            AlphaSubproblem(inst, backend=backend).solve((0, 1, 2))

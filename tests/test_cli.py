@@ -61,14 +61,14 @@ def test_certify_cleveland_poly2_b3(capsys, data_dir):
     (["solve", "--dataset", "bcd", "--data-dir", "/nonexistent"], "does not exist"),
     (["solve", *TINY, "--method", "acso", "--kernel", "rbf"], "needs a polynomial kernel"),
     (["solve", *TINY, "--method", "rfe1", "--start", "random"], "does not take a start"),
-    (["solve", *TINY, "--method", "rfe1", "--refit-fraction", "0.5"], "has no option(s) refit_fraction"),
-    (["solve", *TINY, "--method", "ls*", "--refit-fraction", "0"], "refit_fraction"),
+    (["solve", *TINY, "--method", "rfe1", "--refit-fraction", "0.5"], "has no option(s) --refit-fraction"),
+    (["solve", *TINY, "--method", "ls*", "--refit-fraction", "0"], "ls*: --refit-fraction"),
     (["solve", *TINY, "--start", "0,0"], "repeated"),
     (["solve", *TINY, "--method", "ipopt", "--start", "random", "--seed", "-1"], "seed must be an integer >= 0"),
     (["solve", *TINY, "--method", "acso*", "--start", "random", "--seed", "-1"], "seed must be an integer >= 0"),
     (["solve", "--method", "ipopt", "--seed", "-1"], "ipopt: seed must be an integer >= 0"),
     (["solve", *TINY, "--seed", "-1"], "synthetic data: seed must be an integer >= 0"),
-    (["solve", *TINY, "--method", "ls*", "--n-samples", "-1"], "ls*: n_samples must be an integer >= 0"),
+    (["solve", *TINY, "--method", "ls*", "--n-samples", "-1"], "ls*: --n-samples must be an integer >= 0"),
 ])
 def test_bad_input_is_one_line_without_traceback(capsys, argv, words):
     code, out, err = run(capsys, *argv)
@@ -91,3 +91,186 @@ def test_export_writes_a_gms_file(capsys, tmp_path):
 def test_datasets_lists_the_nine(capsys):
     code, out, _ = run(capsys, "datasets")
     assert code == 0 and len(out.strip().splitlines()) == 9 and "built in" in out
+
+
+# --- issue 13: exit statuses, overflow, --label, --jobs, export, --start, start-up Ctrl-C ---------
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from minlp_fs import workers  # noqa: E402
+from minlp_fs.result import Result  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+FLAGGED = "y,x0,x1,x2,flag\n" + "".join(
+    f"{1 if i % 2 else -1},{(i * 7) % 5 / 4},{(i * 3) % 7 / 6},{(i * 5) % 11 / 10},{(i // 2) % 2}\n" for i in range(16))
+
+
+def test_certify_with_an_overflowing_kernel_is_an_error_not_a_certified_zero(capsys):
+    code, out, err = run(capsys, "certify", "--B", "2", "--m", "50", "--kernel", "poly5", "--gamma", "1e70",
+                         "--no-progress")
+    assert code == 2 and out == "" and "certified" not in err
+    assert err.startswith("minlp-fs: error: kernel values on bcd's scaled data overflow to inf (poly5: degree=5, "
+                          "gamma=1e+70") and err.count("\n") == 1
+
+
+def test_certify_on_data_scaled_by_1e150_without_scaling_is_an_error(capsys, tmp_path):
+    rows = "".join(f"{(i % 5 + 1) * 1e150:g},{(i % 3 + 1) * 1e150:g},{1 if i % 2 else -1}\n" for i in range(12))
+    (tmp_path / "huge.csv").write_text("a,b,y\n" + rows)
+    code, out, err = run(capsys, "certify", "--dataset", "huge", "--data-dir", str(tmp_path), "--B", "1",
+                         "--scaling", "none", "--no-progress")
+    assert code == 2 and out == "" and "overflow to inf" in err
+    code, out, _ = run(capsys, "certify", "--dataset", "huge", "--data-dir", str(tmp_path), "--B", "1",
+                       "--no-progress", "--json")  # the same data min-max scaled is fine
+    assert code == 0 and json.loads(out)["certified"]
+
+
+def test_a_certified_result_carries_its_tolerance(capsys):
+    code, out, _ = run(capsys, "certify", *TINY, "--no-progress", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["certified"] and d["info"]["tolerance"] == {"kkt": 1e-5}
+    code, out, _ = run(capsys, "certify", *TINY, "--no-progress")
+    assert "note       optimal over all 45 subsets, each subset's SVM dual solved to KKT tolerance 1e-05" in out
+
+
+@pytest.mark.parametrize("verb", [["solve", "--method", "alpha-start"], ["certify", "--no-progress"]])
+def test_the_label_column_is_found_by_name_on_every_verb(capsys, tmp_path, verb):
+    (tmp_path / "flagged.csv").write_text(FLAGGED)
+    base = [*verb, "--dataset", "flagged", "--data-dir", str(tmp_path), "--B", "1", "--json"]
+    code, out, _ = run(capsys, *base)
+    d = json.loads(out)
+    assert code == 0 and d["instance"]["n"] == 4 and "y" not in d["feature_names"]
+    code, out, _ = run(capsys, *base, "--label", "flag")
+    assert code == 0 and json.loads(out)["instance"]["class_counts"] == [8, 8]
+    code, _, err = run(capsys, *base, "--label", "nope")
+    assert code == 2 and "no column named 'nope' for the labels; the columns are y, x0, x1, x2, flag" in err
+
+
+def test_export_takes_label(capsys, tmp_path):
+    (tmp_path / "flagged.csv").write_text(FLAGGED)
+    target = tmp_path / "m.gms"
+    code, out, _ = run(capsys, "export", "--dataset", "flagged", "--data-dir", str(tmp_path), "--B", "1",
+                       "--label", "flag", "--format", "gms", "--out", str(target))
+    assert code == 0 and target.is_file()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["certify", "--dataset", "../x/y", "--data-dir", "."], "dataset '../x/y' must be a file name in the data folder"),
+    (["certify", "--dataset", "/etc/passwd", "--data-dir", "."], "must be a file name in the data folder, not a path"),
+    (["certify", "--dataset", "x", "--data-dir", str(REPO / "README.md")], "is a file, not a folder"),
+    (["certify", *TINY, "--jobs", "0"], "certify --jobs must be an integer >= 1 or -1 (one worker per CPU); got 0"),
+    (["certify", *TINY, "--jobs", "-3"], "certify --jobs must be an integer >= 1 or -1"),
+    (["solve", *TINY, "--jobs", "0"], "solve --jobs must be an integer >= 1 or -1"),
+    (["solve", *TINY, "--start", "-1,2"], "feature subset [-1, 2] has indices outside 0..9"),
+    (["solve", *TINY, "--start", "-1"], "feature subset [-1] has indices outside 0..9"),
+    (["solve", *TINY, "--method", "acso", "--kernel", "rbf"], "or pass --allow-nonsubmodular to run acso"),
+])
+def test_more_bad_input_is_one_line_exit_2(capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and words in err and "Traceback" not in err and err.count("\n") == 1
+    assert "allow_nonsubmodular" not in err
+
+
+@pytest.mark.parametrize("verb", ["certify", "solve"])
+def test_jobs_above_the_cpus_are_capped_with_a_warning(capsys, monkeypatch, verb):
+    monkeypatch.setattr(workers, "cpu_count", lambda: 1)
+    extra = ["--no-progress"] if verb == "certify" else ["--method", "ls"]
+    code, out, err = run(capsys, verb, *TINY, "--jobs", "100000", *extra, "--json")
+    assert code == 0
+    assert err == f"minlp-fs: warning: {verb} --jobs 100000 is more than the 1 CPU(s) of this machine; using 1\n"
+    if verb == "certify":
+        assert json.loads(out)["info"]["n_jobs"] == 1
+
+
+@pytest.mark.parametrize("status, code", [("optimal", 0), ("converged", 0), ("time_limit", 124),
+                                          ("interrupted", 130), ("unavailable", 3), ("error", 1)])
+def test_exit_status_follows_the_result_status(capsys, monkeypatch, status, code):
+    import minlp_fs.api
+
+    def fake_solve(inst, method, **kw):
+        ok = status in ("optimal", "converged", "time_limit", "interrupted")
+        return Result(method=method, sense=inst.sense, objective=-1.0 if ok else None, features=[0, 1] if ok else [],
+                      feature_names=["a", "b"] if ok else [], alpha=None, status=status)
+
+    monkeypatch.setattr(minlp_fs.api, "solve", fake_solve)
+    for verb in (["solve"], ["certify", "--no-progress"]):
+        assert run(capsys, *verb, *TINY, "--json")[0] == code
+
+
+def test_a_time_limited_certify_exits_124_with_its_partial_answer(capsys):
+    code, out, _ = run(capsys, "certify", *TINY, "--time-limit", "1e-9", "--no-progress", "--json")
+    d = json.loads(out)
+    assert code == 124 and d["status"] == "time_limit" and not d["certified"] and d["objective"] is not None
+
+
+def test_an_interrupted_certify_exits_130(capsys, monkeypatch):
+    import minlp_fs.solvers.enumeration as enumeration
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(enumeration, "_enumerate_chunk", interrupted)
+    code, out, _ = run(capsys, "certify", *TINY, "--no-progress", "--json")
+    assert code == 130 and json.loads(out)["status"] == "interrupted"
+
+
+def test_an_unavailable_solver_raised_exits_3(capsys, monkeypatch):
+    import minlp_fs.api
+    from minlp_fs.errors import SolverUnavailableError
+
+    def unavailable(*args, **kwargs):
+        raise SolverUnavailableError("scip: pyscipopt is not installed")
+
+    monkeypatch.setattr(minlp_fs.api, "solve", unavailable)
+    code, out, err = run(capsys, "solve", *TINY, "--method", "scip")
+    assert code == 3 and err == "minlp-fs: unavailable: scip: pyscipopt is not installed\n"
+
+
+@pytest.mark.parametrize("fmt, out, words", [
+    ("gms", "{tmp}", "--out {tmp} is a folder; give a file name such as {tmp}/model.gms"),
+    ("nl", "{tmp}/a.gms", "ends in .gms but --format is nl: use a .nl file name or --format gms"),
+    ("gms", "{tmp}/a.txt", "ends in .txt but --format gms writes a .gms file"),
+    ("gms", "{tmp}/missing/a.gms", "cannot write {tmp}/missing/a.gms: folder {tmp}/missing does not exist"),
+])
+def test_export_refuses_renaming_and_missing_folders(capsys, tmp_path, fmt, out, words):
+    out, words = out.format(tmp=tmp_path), words.format(tmp=tmp_path)
+    code, _, err = run(capsys, "export", *TINY, "--format", fmt, "--out", out)
+    assert code == 2 and words in err and err.count("\n") == 1
+    assert not list(tmp_path.rglob("*.gms")) and not list(tmp_path.rglob("*.nl"))
+
+
+def test_export_adds_a_missing_suffix(capsys, tmp_path):
+    code, out, _ = run(capsys, "export", *TINY, "--format", "gms", "--out", str(tmp_path / "model"))
+    assert code == 0 and out.strip() == str(tmp_path / "model.gms") and (tmp_path / "model.gms").is_file()
+
+
+def test_export_to_an_unwritable_path_is_one_line(capsys, tmp_path, monkeypatch):
+    import minlp_fs.models.export as export
+
+    def denied(instance, out, **kw):
+        raise PermissionError(13, "Permission denied", str(out))
+
+    monkeypatch.setattr(export, "write_gms", denied)
+    code, _, err = run(capsys, "export", *TINY, "--format", "gms", "--out", str(tmp_path / "a.gms"))
+    assert code == 2 and err == f"minlp-fs: error: cannot write {tmp_path / 'a.gms'}: Permission denied\n"
+
+
+STARTUP_CTRL_C = """
+import importlib.abc, runpy, sys
+class CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["minlp-fs", "certify", "--dataset", "synthetic", "--B", "1", "--no-progress"]
+runpy.run_module("minlp_fs.cli", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("module", ["minlp_fs.methods", "minlp_fs.api", "numba"])
+def test_ctrl_c_during_start_up_is_one_line_exit_130(module):
+    """Ctrl-C while the package is still being imported (simulated at the import of ``module``)."""
+    proc = subprocess.run([sys.executable, "-c", STARTUP_CTRL_C.format(module=module)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130 and proc.stderr == "minlp-fs: interrupted\n" and proc.stdout == ""

@@ -106,8 +106,8 @@ def test_cli_compare_grid_and_exit_status(capsys):
     (["compare", *TINY, "--methods", "ls*,tabu"], "unknown method 'tabu'"),
     (["compare", *TINY, "--B", "2,x", "--methods", "ls*"], "--B must be comma-separated"),
     (["compare", *TINY, "--B", "99", "--methods", "ls*"], "B = 99 is out of range"),
-    (["compare", *TINY, "--methods", "ls*,rfe1", "--time-limit", "-1"], "time_limit must be None or a number"),
-    (["compare", *TINY, "--methods", "ls*", "--time-limit", "nan"], "time_limit must be None or a number"),
+    (["compare", *TINY, "--methods", "ls*,rfe1", "--time-limit", "-1"], "--time-limit must be None or a number"),
+    (["compare", *TINY, "--methods", "ls*", "--time-limit", "nan"], "--time-limit must be None or a number"),
 ])
 def test_cli_compare_bad_input_is_one_line(capsys, argv, words):
     code = main(argv)

@@ -136,3 +136,119 @@ def test_informative_features_matter():
 def test_synthetic_errors(kw):
     with pytest.raises(InputError, match="synthetic data needs m >= 4, n_informative >= 1 and n_noise >= 0"):
         make_synthetic(**kw)
+
+
+# --- issue 13: label by name, header checks, encodings, line numbers, names and folders ----------
+
+FLAGGED = "y,x0,x1,flag\n1,0.5,2,0\n-1,0.1,3,1\n1,0.7,1,1\n-1,0.2,5,0\n"
+
+
+def test_the_label_column_is_found_by_name_not_position(tmp_path):
+    """A CSV y,x0,x1,flag: the labels are y (not the last column) and flag stays a feature."""
+    d = read_csv(write(tmp_path / "f.csv", FLAGGED))
+    assert d.feature_names == ("x0", "x1", "flag")
+    np.testing.assert_array_equal(d.y, [1, -1, 1, -1])
+    np.testing.assert_array_equal(d.X[:, 2], [0, 1, 1, 0])
+
+
+def test_label_argument_names_another_column(tmp_path):
+    write(tmp_path / "f.csv", FLAGGED)
+    d = load_dataset("f", tmp_path, label="flag")
+    assert d.feature_names == ("y", "x0", "x1")
+    np.testing.assert_array_equal(d.y, [-1, 1, 1, -1])
+    with pytest.raises(InputError, match=r"no column named 'z' for the labels; the columns are y, x0, x1, flag"):
+        load_dataset("f", tmp_path, label="z")
+    with pytest.raises(InputError, match="the built-in bcd has its labels in 'y'"):
+        load_dataset("bcd", label="diagnosis")
+
+
+def test_string_class_names_are_labels(tmp_path):
+    d = read_csv(write(tmp_path / "s.csv", "a,class\n1,M\n2,B\n3,M\n"), label="class")
+    np.testing.assert_array_equal(d.y, [1, -1, 1])  # B < M: B -> -1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a,b,flag\n1,2,1\n3,4,-1\n", "no label column named 'y'; name the label column with --label COLUMN"),
+    ("a,a,y\n1,2,1\n3,4,-1\n", "the header repeats the column name(s) 'a'; names must be unique"),
+    ("a,,y\n1,2,1\n3,4,-1\n", "the header has an empty name in column(s) 2"),
+    ("a,y\n1,1\n2,1\n3,1\n", "the label column 'y' has 1 distinct value(s) (1); it needs exactly two"),
+    ("a,y\n1,1\n2,2\n3,3\n", "the label column 'y' has 3 distinct value(s) (1, 2, 3)"),
+    ("y\n1\n-1\n", "no feature columns besides the label column 'y'"),
+    ("a,y\n1,1\n\n\nnan,-1\n", "line 5, column 'a': 'nan' is not a finite number"),
+    ("a,y\n1,1\n\n\n2,x\n", None),  # string labels: two values, 1 and x, both strings
+    ("a,y\n\"1\n2\",1\n3,-1\n", "line 2, column 'a': '1\\n2' is not a number"),
+])
+def test_header_and_label_checks(tmp_path, text, message):
+    path = write(tmp_path / "h.csv", text)
+    if message is None:
+        assert read_csv(path).y.tolist() == [-1.0, 1.0]
+        return
+    with pytest.raises(InputError) as info:
+        read_csv(path)
+    assert message in str(info.value) and str(path) in str(info.value)
+
+
+def test_line_numbers_count_blank_lines(tmp_path):
+    path = write(tmp_path / "b.csv", "a,b,y\n1,2,1\n\n\n3,x,-1\n\n5,6,1\n")
+    with pytest.raises(InputError, match=r"b.csv, line 5, column 'b': 'x' is not a number"):
+        read_csv(path)
+    path = write(tmp_path / "b.csv", "a,b,y\n1,2,1\n\n\n3,4,-1\n\n5,6\n")
+    with pytest.raises(InputError, match=r"b.csv, line 7: 2 fields where the header has 3"):
+        read_csv(path)
+
+
+def test_a_utf8_bom_is_not_part_of_the_first_name(tmp_path):
+    path = tmp_path / "bom.csv"
+    path.write_bytes("\ufeffage,y\n1,1\n2,-1\n".encode("utf-8"))
+    assert read_csv(path).feature_names == ("age",)
+
+
+def test_a_latin1_file_is_a_clear_error_naming_the_line(tmp_path):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("a,y\n1,1\n2,-1\n".encode() + "café,y\n".encode("latin-1"))
+    with pytest.raises(InputError, match=r"latin.csv is not UTF-8 text \(byte 16 cannot be decoded, line 4\); "
+                                         r"save it as UTF-8"):
+        read_csv(path)
+    (tmp_path / "u.csv").write_text("café,y\n1,1\n2,-1\n", encoding="utf-8")
+    assert read_csv(tmp_path / "u.csv").feature_names == ("café",)
+
+
+def test_file_names_with_capitals_load(tmp_path):
+    write(tmp_path / "MyData.csv", "a,y\n1,1\n2,-1\n")
+    for name in ("MyData", "mydata", "MYDATA", "MyData.csv"):
+        d = load_dataset(name, tmp_path)
+        assert d.name == "mydata" and d.X.shape == (2, 1)
+
+
+def test_names_differing_only_in_case_are_ambiguous(tmp_path):
+    write(tmp_path / "Toy.csv", "a,y\n1,1\n2,-1\n")
+    write(tmp_path / "TOY.csv", "a,y\n1,1\n2,-1\n")
+    if len(list(tmp_path.glob("*.csv"))) < 2:
+        pytest.skip("case-insensitive file system")
+    with pytest.raises(InputError, match=r"dataset 'toy' matches TOY.csv, Toy.csv in .* \(names differing only in case"):
+        load_dataset("toy", tmp_path)
+
+
+@pytest.mark.parametrize("name", ["../outside", "sub/inner", "/etc/passwd", "..", ".", "a\\b", ""])
+def test_a_dataset_name_cannot_leave_the_data_folder(tmp_path, name):
+    inner = tmp_path / "data"
+    (inner / "sub").mkdir(parents=True)
+    write(tmp_path / "outside.csv", "a,y\n1,1\n2,-1\n")
+    write(inner / "sub" / "inner.csv", "a,y\n1,1\n2,-1\n")
+    with pytest.raises(InputError, match="must be a file name in the data folder, not a path"):
+        load_dataset(name, inner)
+
+
+def test_a_data_dir_that_is_a_file_says_so(tmp_path, monkeypatch):
+    path = write(tmp_path / "x.csv", "a,y\n1,1\n2,-1\n")
+    with pytest.raises(InputError, match=r"data directory .*x.csv is a file, not a folder"):
+        load_dataset("x", path)
+    monkeypatch.setenv(DATA_ENV, str(path))
+    with pytest.raises(InputError, match=r"is a file, not a folder"):
+        load_dataset("x")
+
+
+def test_unreadable_csv_syntax_is_an_input_error(tmp_path):
+    path = write(tmp_path / "long.csv", "a,y\n" + "1" * 200_000 + ",1\n2,-1\n")
+    with pytest.raises(InputError, match=r"long.csv: not a readable CSV file \(field larger than field limit"):
+        read_csv(path)

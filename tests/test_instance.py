@@ -237,3 +237,88 @@ def test_describe():
     assert inst.describe() == {"name": "toy", "m": 20, "n": 5, "B": 2, "C": 2.0,
                                "kernel": {"name": "poly2", "degree": 2, "gamma": 0.1, "coef0": 1.0},
                                "sense": "paper", "class_counts": [10, 10], "trivial_bound": -40.0}
+
+
+# --- issue 13: overflow, label types, complex X, DataFrames, plain numbers in messages -----------
+
+def _data(m=20, n=4, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(m, n)), np.where(np.arange(m) % 2, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("kw, data_scale", [
+    (dict(kernel="poly5", gamma=1e70), 1.0),           # the issue's certify --gamma 1e70
+    (dict(kernel="poly2", scaling="none"), 1e150),     # data scaled by 1e150, --scaling none
+    (dict(kernel="rbf", scaling="none"), 1e160),       # squared distances overflow
+])
+def test_kernel_overflow_is_an_error_never_an_instance(kw, data_scale):
+    from minlp_fs.objective import NonFiniteError
+
+    X, y = _data()
+    with pytest.raises(NonFiniteError, match="kernel values on data's scaled data overflow to inf"):
+        make_instance(X * data_scale, y, B=2, **kw)
+
+
+def test_finite_kernel_values_whose_gradients_overflow_are_an_error():
+    X, y = _data()
+    with pytest.raises(InputError, match=r"and m\*C times that overflows"):
+        make_instance(X, y, B=2, kernel="poly5", gamma=1e60, C=1e300)
+
+
+def test_with_params_checks_the_new_kernel_and_C():
+    X, y = _data()
+    inst = make_instance(X, y, B=2, kernel="poly5", gamma=1e50)
+    with pytest.raises(InputError, match="overflow to inf"):
+        inst.with_params(kernel=PolynomialKernel(degree=5, gamma=1e70))
+    with pytest.raises(InputError, match=r"m\*C times that overflows"):
+        inst.with_params(C=1e300)
+
+
+def test_scaling_that_overflows_is_an_error():
+    X, y = _data()
+    X[0, 0], X[1, 0] = -1.5e308, 1.5e308   # the range hi - lo is inf
+    with pytest.raises(InputError, match="minmax scaling overflows on this data"):
+        make_instance(X, y, B=1)
+
+
+@pytest.mark.parametrize("labels, kinds", [
+    ([1, "a"] * 5, "number, string"),
+    (np.array([1, "a", None, 1, "a"] * 2, dtype=object), "NoneType, number, string"),
+    ([True, 2] * 5, "boolean, number"),
+])
+def test_mixed_type_labels_are_an_error(labels, kinds):
+    X, _ = _data(m=10)
+    with pytest.raises(InputError, match=rf"^y mixes label types \({kinds}\)"):
+        make_instance(X, labels, B=1)
+
+
+def test_complex_X_is_an_error():
+    X, y = _data()
+    with pytest.raises(InputError, match="^X has complex entries"):
+        make_instance(X + 1j, y, B=1)
+    with pytest.raises(InputError, match="^X has complex entries"):
+        make_instance(X.astype(complex), y, B=1)  # even with zero imaginary parts: no silent cast
+
+
+def test_dataframe_column_names_are_kept():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=["age", "dose", "weight", "height"])
+    inst = make_instance(frame, pd.Series(y), B=2)
+    assert inst.feature_names == ("age", "dose", "weight", "height")
+    assert make_instance(frame, y, B=2, feature_names=list("abcd")).feature_names == tuple("abcd")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda X, y: make_instance(X, np.ones(20), B=1), "y has a single class (1 only)"),
+    (lambda X, y: make_instance(X, np.arange(20.0) % 3, B=1), "(seen [0, 1, 2]...)"),
+    (lambda X, y: make_instance(X, y, B=np.float64(2.0)), "B must be an integer; got 2"),
+    (lambda X, y: make_instance(X, y, B=2, C=np.float64(-1.0)), "C must be a finite number > 0; got -1"),
+    (lambda X, y: make_instance(X, y, B=2, m=np.float64(5.0)), "m = 5 rows requested"),
+    (lambda X, y: make_instance(X, y, B=2).check_subset([np.float64(0.5), 1]), "got [0.5, 1]"),
+])
+def test_messages_print_plain_numbers_not_numpy_reprs(call, message):
+    X, y = _data()
+    with pytest.raises(InputError) as info:
+        call(X, y)
+    assert message in str(info.value) and "np." not in str(info.value)

@@ -80,3 +80,47 @@ def test_every_feasible_alpha_is_above_the_trivial_bound(seed, m, C, kernel, ran
     assert feasibility_violation(a, y, C) <= 1e-9 * C * m
     bound = trivial_bound(y, C)
     assert dual_objective(a, K, y) >= bound - 1e-9 * abs(bound)
+
+
+# --- non-finite values (issue 13, item 1) -------------------------------------------------------
+
+def test_dual_objective_refuses_a_non_finite_value():
+    from minlp_fs.objective import NonFiniteError
+
+    y = np.array([1.0, -1.0])
+    K = np.array([[np.inf, 0.0], [0.0, 1.0]])
+    with pytest.raises(NonFiniteError, match=r"the objective f\(alpha, beta\) is (inf|nan)"):
+        dual_objective(np.array([1.0, 1.0]), K, y)
+    with pytest.raises(NonFiniteError):
+        dual_objective(np.array([np.nan, 1.0]), np.eye(2), y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), kernel=st.sampled_from(["poly2", "poly3", "poly5", "rbf"]),
+       scale=st.sampled_from([1e-3, 1.0, 1e3]))
+def test_kernel_range_bounds_every_subsets_entries_whatever_the_signs(seed, kernel, scale):
+    """kernel_range >= |K_S| for random subsets S of signed data, and it is attained (full-feature diagonal)."""
+    from minlp_fs.objective import kernel_range
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(7, 5)) * scale
+    k = make_kernel(kernel, gamma=0.5)
+    bound = kernel_range(k, X)
+    for _ in range(5):
+        S = np.flatnonzero(rng.uniform(size=5) < 0.6)
+        if S.size:
+            assert np.abs(k.gram(X, S)).max() <= bound * (1 + 1e-12)
+    assert np.abs(k.gram(X)).max() == pytest.approx(bound, rel=1e-12)
+
+
+def test_kernel_range_is_inf_on_overflow_and_check_names_the_kernel():
+    from minlp_fs.objective import NonFiniteError, check_kernel_range, kernel_range
+
+    X = np.full((4, 2), 1.0)
+    assert kernel_range(make_kernel("poly5", gamma=1e70), X) == np.inf
+    assert kernel_range(make_kernel("rbf"), X * 1e155) == np.inf  # squared distances overflow
+    with pytest.raises(NonFiniteError, match=r"overflow to inf \(poly5: degree=5, gamma=1e\+70, coef0=1; C=10, m=4\)"):
+        check_kernel_range(make_kernel("poly5", gamma=1e70), X, 10.0)
+    with pytest.raises(NonFiniteError, match=r"reach 1e\+300, and m\*C times that overflows"):
+        check_kernel_range(make_kernel("poly1", gamma=1e300, coef0=0.0), X[:, :1], 1e10)
+    assert check_kernel_range(make_kernel("poly2"), X, 10.0) == pytest.approx(1.44)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..objective import dual_objective
+from ..objective import NonFiniteError, dual_objective
 from .libsvm import libsvm_solve
 from .neighbours import GaussianTables, NeighbourGrams
 from .smo import feasible_start, smo_solve
@@ -76,6 +76,11 @@ class AlphaSubproblem:
         """
         inst = self.instance
         exact = True
+        # K is PSD, so |K_ih| <= max(K_ii, K_hh): an O(m) look at the diagonal bounds every entry
+        # (instances bound it up front too: objective.check_kernel_range)
+        if not np.isfinite(np.diagonal(K)).all():
+            raise NonFiniteError("the kernel matrix has non-finite entries (its values overflow); "
+                                 "lower gamma or C, or scale the data")
         if self.backend == "libsvm":
             alpha = libsvm_solve(K, inst.y, inst.C, tol=self.tol)
         else:
