@@ -19,8 +19,9 @@ import time
 import typing
 from dataclasses import dataclass
 
+from ..options import option
 from .base import Availability, RawSolution, SolverMethod
-from .nlp import check_hessian, make_nlp
+from .nlp import HESSIANS, make_nlp
 
 #: Ipopt return codes (ApplicationReturnStatus) that mean a local solution or a resource limit
 _CONVERGED = {0: "solve succeeded", 1: "solved to acceptable level"}
@@ -32,21 +33,17 @@ _LIMITS = {-1: "maximum number of iterations exceeded", -4: "maximum CPU time ex
 class IpoptRelaxation(SolverMethod):
     """Relaxation by cyipopt with our own callbacks; option ``hessian``: exact (default) or limited-memory."""
 
-    hessian: str = "exact"
-    max_iter: int = 3000
+    hessian: str = option("exact", str, choices=HESSIANS, doc="exact Hessian or L-BFGS")
+    max_iter: int = option(3000, int, low=1, doc="Ipopt's iteration limit")
 
     name: typing.ClassVar[str] = "ipopt"
     certifies: typing.ClassVar[bool] = False
-
-    def __post_init__(self):
-        super().__post_init__()
-        check_hessian(self.hessian)
 
     def _available(self, instance=None) -> Availability:
         try:
             import cyipopt  # noqa: F401
         except ImportError as exc:
-            return Availability(False, f"cyipopt not installed (pip install minlp-fs[ipopt]): {exc}")
+            return Availability.missing(f"cyipopt not installed (pip install minlp-fs[ipopt]): {exc}")
         return Availability(True)
 
     def problem(self, instance, nlp):

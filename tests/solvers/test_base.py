@@ -169,11 +169,12 @@ def test_list_solvers_covers_every_solver_entry(monkeypatch):
     assert {"ipopt", "ipopt-pyomo", "scip", "knitro"} <= names
     assert names <= set(REGISTRY)
     for row in rows:
-        assert set(row) == {"name", "available", "reason", "scope"}
+        assert set(row) == {"name", "available", "reason", "kind", "scope"}
         assert row["available"] or row["reason"] != "ok"
     knitro = next(r for r in rows if r["name"] == "knitro")
     assert knitro["scope"] == "local"
-    assert knitro["available"] or "license" in knitro["reason"] or "not installed" in knitro["reason"]
+    assert knitro["available"] or knitro["kind"] in ("no_license", "missing_package")
     monkeypatch.setitem(sys.modules, "minlp_fs.solvers.scip", None)   # an adapter that cannot import
     scip = next(r for r in list_solvers() if r["name"] == "scip")
     assert not scip["available"] and scip["reason"].startswith("unavailable: ")
+    assert scip["kind"] == "missing_package"
