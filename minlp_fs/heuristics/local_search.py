@@ -113,9 +113,9 @@ class _SwapSearch(Method):
         while not instance.proves_optimal(centre.value):
             run.deadline.check()
             tabu.add(centre.subset)
+            info["n1_steps"] = info.get("n1_steps", 0) + 1
             best, timed_out = n1_step(instance, run.oracle, centre, self.refit_fraction, self.n_jobs,
                                       exclude=tabu, deadline=run.deadline, improving_only=True)
-            info["n1_steps"] = info.get("n1_steps", 0) + 1
             moved = best is not None and instance.better(best.value, centre.value)
             if moved:
                 centre = best
