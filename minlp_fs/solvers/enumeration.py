@@ -38,7 +38,7 @@ from ..alpha import BACKENDS, DEFAULT_TOL, AlphaSubproblem
 from ..blas import one_blas_thread
 from ..errors import InputError
 from ..methods import Method
-from ..options import n_jobs_option, option, time_limit_option
+from ..options import check_value, n_jobs_option, option, time_limit_option
 from ..result import Status
 from ..stopping import SearchStopped
 
@@ -49,9 +49,8 @@ TARGET_CHUNKS, MIN_CHUNK, MAX_CHUNK = 64, 64, 1000
 
 
 def _check_nk(n: int, k: int) -> None:
-    if isinstance(n, bool) or isinstance(k, bool) or not (isinstance(n, (int, np.integer))
-                                                          and isinstance(k, (int, np.integer))):
-        raise InputError(f"n and k must be integers; got n={n!r}, k={k!r}")
+    check_value("k-subsets", "n", n, int, low=0)
+    check_value("k-subsets", "k", k, int)
     if not 0 <= k <= n:
         raise InputError(f"need 0 <= k <= n for k-subsets of n elements; got n={n}, k={k}")
 
