@@ -5,6 +5,7 @@ import time
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.api import solve
 from minlp_fs.datasets import make_synthetic
 from minlp_fs.heuristics import screening
 from minlp_fs.heuristics.alpha_start import AlphaStart
@@ -69,11 +70,12 @@ class SlowScreening:
         monkeypatch.setattr(screening, "CHECK_EVERY", 1)
 
 
-def test_time_limit_holds_while_the_alpha_start_is_built(monkeypatch):
+@pytest.mark.parametrize("start", [None, "alpha-start"])
+def test_time_limit_holds_while_the_alpha_start_is_built(monkeypatch, start):
     inst = synthetic(n_noise=17, sense="fit")
     full = AlphaStart().solve(inst)
     slow = SlowScreening(monkeypatch)
-    r = get_method("ls*", time_limit=0.1).solve(inst)
+    r = solve(inst, "ls*", start=start, time_limit=0.1)
     assert r.status == "time_limit" and not r.ok and "before a feasible subset" in r.message
     assert slow.n < full.info["n_evaluations"] / 2     # the greedy stopped early, not at its end
 

@@ -20,6 +20,7 @@ from ..errors import InputError, SolverUnavailableError
 from ..methods import Method, canonical_name, get_method, method_class
 from ..options import option, seed_option
 from ..result import Status
+from ..stopping import SearchStopped
 from .base import SolverMethod
 
 
@@ -70,6 +71,8 @@ class Hybrid(Method):
             improved = res.objective is not None and inc.offer(res.objective, res.features, res.alpha, name)
             rounds.append({"component": name, "objective": res.objective, "status": res.status,
                            "certified": res.certified, "improved": improved, "message": res.message})
+            if res.status == Status.INTERRUPTED:  # Ctrl-C reached the component: stop the hybrid too
+                raise SearchStopped()
             return res, improved
 
         scope = "global" if self.certifies else "local"

@@ -68,11 +68,24 @@ def test_unavailable_is_a_status_with_the_reason():
     assert res.message == "package X not installed (pip install minlp-fs[x])" and not s.seen
 
 
+@pytest.mark.parametrize("avail, kind", [(Availability.missing("pip install x"), "missing_package"),
+                                         (Availability.no_license("no licence"), "no_license"),
+                                         (Availability.too_large("demo size limit"), "size_limit")])
+def test_unavailable_result_carries_the_reason_kind(avail, kind):
+    s = Scripted()
+    s.avail = avail
+    res = s.solve(tiny())
+    assert res.status == "unavailable" and res.message == avail.reason and res.info["unavailable_kind"] == kind
+    s.avail, s.raw = Availability(True), SolverUnavailableError("GAMS says: no licence", "no_license")
+    res = s.solve(tiny())
+    assert res.status == "unavailable" and res.info["unavailable_kind"] == "no_license"
+
+
 def test_a_crashing_availability_check_is_a_reason():
     s = Scripted()
     s.avail = OSError("disk on fire")
     avail = s.availability()
-    assert not avail and "OSError: disk on fire" in avail.reason
+    assert not avail and "OSError: disk on fire" in avail.reason and avail.kind == "check_failed"
 
 
 def test_unavailable_found_while_running_and_a_crash_is_an_error():
