@@ -14,7 +14,9 @@ min F(S), |S| = B, i.e. max H(R), |R| <= n - B (problem (11)), solved by Minoux'
   centre is the best of the ExploredSolsList (removed from it). Stop after ``opt_window``
   (OptWindow, default 10) iterations in a row without improving the incumbent, when the
   ExploredSolsList is empty, at ``max_iter`` iterations or at ``time_limit`` seconds (checked
-  between iterations and, within one, between chunks of re-fits of one fit per worker). The paper's
+  while the alpha-start is built, between iterations and, within one, every few hundred fixed-alpha
+  evaluations of the greedy and the pool search, and between chunks of re-fits of one fit per
+  worker; ``info["stopped_by"]`` says which rule stopped the run, :class:`StoppedBy`). The paper's
   defaults (#SolPool = 100, OptWindow = 10) come from its parameter study (appendix). The start
   subset is put in the TabuList (it was fitted already).
 
