@@ -122,6 +122,10 @@ def test_smo_reports_an_early_stop_in_its_result(small_poly_instance):
     early = smo_solve(K, inst.y, inst.C, tol=1e-8, below=0.5 * g)   # f(alpha) < g/2 proves g < g/2
     assert early.stopped_early and early.iterations < full.iterations
     assert early.value < 0.5 * g and early.value == pytest.approx(dual_objective(early.alpha, K, inst.y), rel=1e-9)
+    # a warm start that proves the bound at once: an early stop after 0 steps (the old negative-count
+    # encoding returned -0 == 0 here, which read as an exact solve)
+    at_once = smo_solve(K, inst.y, inst.C, alpha0=full.alpha, tol=1e-12, below=0.5 * g)
+    assert at_once.stopped_early and at_once.iterations == 0
 
 
 def test_smo_falls_back_on_an_infeasible_start(small_rbf_instance):
