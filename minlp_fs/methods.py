@@ -6,7 +6,11 @@ A method is a small dataclass whose fields are its typed options, with one entry
 * ``start``: a feature subset (tuple of 0-based indices) for start-dependent methods, or None for
   the method's own default (the paper's alpha-start for LS/LS*/ACSO/ACSO*);
 * ``oracle``: an :class:`~minlp_fs.alpha.AlphaSubproblem` to share (a fresh one by default);
-* ``callback``: called with each :class:`~minlp_fs.result.TracePoint` as the incumbent improves.
+* ``callback``: called with each :class:`~minlp_fs.result.TracePoint` as the incumbent improves;
+  it may raise :class:`~minlp_fs.stopping.SearchStopped` to stop the run (status ``interrupted``,
+  the incumbent kept).
+
+``solve`` is written once, in :class:`Method`; a method implements only ``_search(run)`` (see :class:`Run`).
 
 The registry maps names to ``"module:Class"`` strings, imported on first use, so the command
 line, the estimator and the benchmarks never switch on names, and a plain install never imports
