@@ -37,6 +37,7 @@ from ..errors import MinlpFsError, SolverUnavailableError, UnavailableKind
 from ..methods import REGISTRY, Method, method_class
 from ..options import option, seed_option
 from ..result import Status, TracePoint
+from ..stopping import SearchStopped
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,9 @@ class SolverMethod(Method):
         """Availability for this solver (and, given an instance, its size limits)."""
         raise NotImplementedError
 
-    def _run(self, instance, warm: WarmStart | None, oracle: AlphaSubproblem) -> RawSolution:
-        """Build the model, load ``warm`` (None: a cold start), run within ``time_limit``, read back."""
+    def _run(self, instance, warm: WarmStart | None, oracle: AlphaSubproblem, time_limit: float) -> RawSolution:
+        """Build the model, load ``warm`` (None: a cold start), run within ``time_limit`` seconds (what
+        is left of the option's after the warm start), read back."""
         raise NotImplementedError
 
     # ---- the fixed sequence ----------------------------------------------------------------------
@@ -160,10 +162,13 @@ class SolverMethod(Method):
         if not avail:
             raise avail.error()
         warm = self.warm(run) if self.warm_start else None
+        left = run.deadline.remaining()
+        if left <= 0:  # the warm start (its alpha-start) used the whole time limit
+            raise SearchStopped(Status.TIME_LIMIT)
         t_run = run.incumbent.elapsed()
         try:
             with one_blas_thread():  # our numpy callbacks are small: threads only add overhead
-                raw = self._run(run.instance, warm, run.oracle)
+                raw = self._run(run.instance, warm, run.oracle, left)
         except MinlpFsError:  # unavailable after all, bad input, an unsupported request: raised as such
             raise
         except Exception as exc:  # a solver failure is a result, not a crash

@@ -223,7 +223,7 @@ class GamsSolver(SolverMethod):
                     f"sense {instance.sense}, objective column included)")
         return Availability(True)
 
-    def _run(self, instance, warm, oracle) -> RawSolution:
+    def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         from ..models import build_model, load_start, solution_from_values
         from ..models.export import gms_text
 
@@ -235,7 +235,7 @@ class GamsSolver(SolverMethod):
             folder.mkdir(parents=True, exist_ok=True)
             gms = folder / f"{instance.name}_{self.name}.gms"
             gms.write_text(gms_text(model, title=f"instance {instance.name} for GAMS/{self.solver.upper()}"))
-            ans = solve_gms(gms, self.solver, self.time_limit, optcr=self.optcr, tee=self.tee)
+            ans = solve_gms(gms, self.solver, time_limit, optcr=self.optcr, tee=self.tee)
         mstat, sstat = ans.get("modelstat"), ans.get("solvestat")
         status = _describe(mstat, sstat)
         info = {"gams_model_status": mstat, "gams_solve_status": sstat, "gams_resusd": ans.get("resusd"),

@@ -97,7 +97,7 @@ class Knitro(SolverMethod):
     def _available(self, instance=None) -> Availability:
         return license_check()
 
-    def _run(self, instance, warm, oracle) -> RawSolution:
+    def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         import knitro as kn
 
         t0 = time.perf_counter()
@@ -129,8 +129,8 @@ class Knitro(SolverMethod):
             kn.KN_set_int_param(kc, kn.KN_PARAM_OUTLEV, 2 if self.tee else 0)
             kn.KN_set_int_param(kc, kn.KN_PARAM_MIP_OUTLEVEL, 1 if self.tee else 0)
             kn.KN_set_int_param(kc, kn.KN_PARAM_MS_SEED, int(self.seed))
-            kn.KN_set_double_param(kc, kn.KN_PARAM_MAXTIMEREAL, float(self.time_limit))
-            kn.KN_set_double_param(kc, kn.KN_PARAM_MIP_MAXTIMEREAL, float(self.time_limit))
+            kn.KN_set_double_param(kc, kn.KN_PARAM_MAXTIMEREAL, float(time_limit))
+            kn.KN_set_double_param(kc, kn.KN_PARAM_MIP_MAXTIMEREAL, float(time_limit))
             build = time.perf_counter() - t0
             code = kn.KN_solve(kc)
             status, obj, x, _ = kn.KN_get_solution(kc)

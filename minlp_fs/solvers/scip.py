@@ -262,13 +262,13 @@ class Scip(SolverMethod):
                     f"memory whatever the memory limit; use a reduced instance (--m)")
         return Availability(True)
 
-    def _run(self, instance, warm, oracle) -> RawSolution:
+    def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         t0 = time.perf_counter()
         sm = ScipModel(instance)
         model = sm.model
         build = time.perf_counter() - t0
         model.hideOutput(not self.tee)
-        model.setParam("limits/time", float(self.time_limit))
+        model.setParam("limits/time", float(time_limit))
         model.setParam("limits/memory", float(self.memory_limit_mb))
         model.setParam("limits/gap", float(self.gap))
         model.setParam("randomization/randomseedshift", int(self.seed))

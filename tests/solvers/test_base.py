@@ -1,5 +1,6 @@
 """The solver base class: fixed solve() sequence, warm start, polish, status mapping, list_solvers."""
 import sys
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,8 +36,9 @@ class Scripted(SolverMethod):
             raise self.avail
         return self.avail
 
-    def _run(self, instance, warm, oracle):
+    def _run(self, instance, warm, oracle, time_limit):
         self.seen.append(warm)
+        self.budget = time_limit
         if isinstance(self.raw, Exception):
             raise self.raw
         return self.raw(instance, warm, oracle) if callable(self.raw) else self.raw
@@ -111,6 +113,23 @@ def test_fractional_beta_is_rounded_and_polished_by_the_oracle():
     assert res.info["solver_objective"] == -1.0 and res.info["solver_status"] == "done"
     assert res.info["beta_max_fractionality"] == pytest.approx(0.4) and res.info["scope"] == "global"
     assert [p.source for p in res.trace] == ["polish"]
+
+
+def test_the_solver_gets_what_the_warm_start_left_of_the_time_limit(monkeypatch):
+    inst = tiny()
+    s = Scripted(time_limit=5.0)
+    s.raw = RawSolution(beta=indicator((0, 1), inst.n), solver_status="ok")
+    s.solve(inst)
+    assert 0 < s.budget <= 5.0
+    real = Scripted.warm
+
+    def slow_warm(self, run):
+        time.sleep(0.3)
+        return real(self, run)
+    monkeypatch.setattr(Scripted, "warm", slow_warm)
+    s = Scripted(time_limit=0.2)
+    res = s.solve(inst)
+    assert res.status == "time_limit" and not res.ok and s.seen == []   # the solver never ran
 
 
 def test_warm_start_is_the_alpha_start_or_the_given_subset_or_none():
