@@ -74,11 +74,11 @@ def per_solve_row(inst, n_subsets, reps, rng):
             neighbour = sorted(set(S) - {out} | {inn})
         else:
             neighbour = S
-        alpha0, _ = smo_solve(inst.gram(neighbour), y, C, tol=DEFAULT_TOL)
+        alpha0 = smo_solve(inst.gram(neighbour), y, C, tol=DEFAULT_TOL).alpha
         K = inst.gram(S)
         t_lib, a_lib = timed(lambda: libsvm_solve(K, y, C, tol=DEFAULT_TOL), reps)
-        t_smo, (a_smo, _) = timed(lambda: smo_solve(K, y, C, tol=DEFAULT_TOL), reps)
-        t_warm, (a_warm, _) = timed(lambda: smo_solve(K, y, C, alpha0=alpha0, tol=DEFAULT_TOL), reps)
+        t_smo, a_smo = timed(lambda: smo_solve(K, y, C, tol=DEFAULT_TOL).alpha, reps)
+        t_warm, a_warm = timed(lambda: smo_solve(K, y, C, alpha0=alpha0, tol=DEFAULT_TOL).alpha, reps)
         ref = dual_objective(a_lib, K, y)
         for a in (a_smo, a_warm):
             gap = max(gap, abs(dual_objective(a, K, y) - ref) / abs(ref))

@@ -71,7 +71,7 @@ def relative_errors(data, kernel, C, gamma, n_subsets, rng):
             lower = max(duality_lower_bound(K, inst.y, C, fit.alpha), duality_lower_bound(K, inst.y, C, alpha))
             bound = max(ours - lower, 0.0) / max(abs(lower), 1.0)
             capped = bound > PROMISED and \
-                smo_solve(K, inst.y, C, tol=oracle.tol, max_iter=SMO_MAX_ITER)[1] >= SMO_MAX_ITER
+                smo_solve(K, inst.y, C, tol=oracle.tol, max_iter=SMO_MAX_ITER).iterations >= SMO_MAX_ITER
             rows.append((B, S, ours, ref, abs(ours - ref) / max(abs(ref), 1.0), bound, capped))
     return rows
 

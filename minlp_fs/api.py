@@ -38,5 +38,7 @@ def solve(instance: Instance, method: str = "ls*", start=None, seed: int = 0, or
     if start is not None and not cls.uses_start:
         raise InputError(f"method {method!r} does not take a start (it builds its own subset)")
     solver = get_method(method, **options)  # its options are checked before any work on the start
-    subset = None if start is None else resolve_start(instance, start, seed=seed, oracle=oracle)
+    # the alpha-start is left to the method, which builds it within its time limit
+    default = start is None or (isinstance(start, str) and start == "alpha-start")
+    subset = start if default else resolve_start(instance, start, seed=seed, oracle=oracle)
     return solver.solve(instance, start=subset, oracle=oracle, callback=callback)

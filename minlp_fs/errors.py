@@ -3,7 +3,7 @@
 Every check in the package raises one of these with a message that names the problem,
 so that the command line can print it as one line instead of a traceback.
 """
-from numbers import Integral
+from enum import Enum
 
 
 class MinlpFsError(Exception):
@@ -14,8 +14,24 @@ class InputError(MinlpFsError, ValueError):
     """Bad data or parameters: shape, NaN/inf, labels, B out of range, unknown kernel or dataset."""
 
 
+class UnavailableKind(str, Enum):
+    """Why a solver cannot run here (the message gives the details and the fix)."""
+
+    MISSING_PACKAGE = "missing_package"    # its Python package or executable is not installed
+    NO_LICENSE = "no_license"              # installed, but no (or an expired) licence
+    SIZE_LIMIT = "size_limit"              # the instance exceeds a demo licence's or a model size limit
+    CHECK_FAILED = "check_failed"          # the availability check itself failed
+
+    def __str__(self) -> str:
+        return self.value
+
+
 class SolverUnavailableError(MinlpFsError, RuntimeError):
-    """A solver that cannot run here; the message says why (package absent, no license, size limit)."""
+    """A solver that cannot run here; the message says why, ``kind`` (an :class:`UnavailableKind`) what kind."""
+
+    def __init__(self, message: str = "", kind: UnavailableKind | None = None):
+        super().__init__(message)
+        self.kind = None if kind is None else UnavailableKind(kind)
 
 
 class CapabilityError(MinlpFsError, ValueError):
@@ -23,9 +39,11 @@ class CapabilityError(MinlpFsError, ValueError):
 
 
 def check_integer(owner: str, key: str, value, lowest: int) -> None:
-    """InputError naming ``owner`` and ``key`` unless ``value`` is an integer (not a bool) >= ``lowest``."""
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < lowest:
-        raise InputError(f"{owner}: {key} must be an integer >= {lowest}; got {plain(value)}")
+    """InputError naming ``owner`` and ``key`` unless ``value`` is an integer (not a bool) >= ``lowest``
+    (the check of :mod:`minlp_fs.options`, for callers outside a method)."""
+    from .options import check_value
+
+    check_value(owner, key, value, int, low=lowest)
 
 
 def plain(value) -> str:

@@ -45,6 +45,7 @@ from .alpha import AlphaSubproblem
 from .instance import encode_labels, make_instance
 from .kernels import make_kernel
 from .methods import get_method, method_class
+from .options import Opt
 from .result import Incumbent
 
 KERNELS = ("poly", "rbf")
@@ -133,12 +134,17 @@ _PARAMS_DOC = """
 """
 
 
+#: numeric parameters checked by the package's one option checker (:mod:`minlp_fs.options`), in its
+#: message format; time_limit and n_jobs are forwarded to the method, which declares them the same way
+_NUMERIC_PARAMS = {"n_features": Opt(int, low=1), "time_limit": Opt(float, low=0, low_open=True, none=True),
+                   "n_jobs": Opt(int, nonzero=True, none=True)}
+
+
 def _check_params(est) -> None:
     """Parameter checks of scikit-learn's kind, done in fit (C, degree, coef0, sense and scaling are
     checked by :func:`~minlp_fs.instance.make_instance` with the package's own messages)."""
-    B = est.n_features
-    if isinstance(B, bool) or not isinstance(B, numbers.Integral) or B < 1:
-        raise ValueError(f"n_features must be an integer >= 1; got {B!r}")
+    for key, spec in _NUMERIC_PARAMS.items():
+        spec.check(type(est).__name__, key, getattr(est, key))
     if est.kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {', '.join(KERNELS)}; got {est.kernel!r}")
     g = est.gamma
@@ -147,9 +153,6 @@ def _check_params(est) -> None:
         raise ValueError(f"gamma must be a number > 0, 'scale' or 'auto'; got {g!r}")
     if est.method_params is not None and not isinstance(est.method_params, dict):
         raise ValueError(f"method_params must be a dict of method options or None; got {est.method_params!r}")
-    t = est.time_limit
-    if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not t > 0):
-        raise ValueError(f"time_limit must be a number of seconds > 0 or None; got {t!r}")
 
 
 def _method(est):

@@ -6,7 +6,11 @@ A method is a small dataclass whose fields are its typed options, with one entry
 * ``start``: a feature subset (tuple of 0-based indices) for start-dependent methods, or None for
   the method's own default (the paper's alpha-start for LS/LS*/ACSO/ACSO*);
 * ``oracle``: an :class:`~minlp_fs.alpha.AlphaSubproblem` to share (a fresh one by default);
-* ``callback``: called with each :class:`~minlp_fs.result.TracePoint` as the incumbent improves.
+* ``callback``: called with each :class:`~minlp_fs.result.TracePoint` as the incumbent improves;
+  it may raise :class:`~minlp_fs.stopping.SearchStopped` to stop the run (status ``interrupted``,
+  the incumbent kept).
+
+``solve`` is written once, in :class:`Method`; a method implements only ``_search(run)`` (see :class:`Run`).
 
 The registry maps names to ``"module:Class"`` strings, imported on first use, so the command
 line, the estimator and the benchmarks never switch on names, and a plain install never imports
@@ -16,14 +20,14 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import math
 import typing
-from abc import ABC, abstractmethod
+from abc import ABC
 from dataclasses import dataclass
 
-import numpy as np
-
-from .errors import InputError, check_integer
+from .errors import InputError, SolverUnavailableError
+from .options import check_options, declared
+from .result import Incumbent, Status
+from .stopping import Deadline, SearchStopped
 
 REGISTRY = {
     "enumerate": "minlp_fs.solvers.enumeration:Enumeration",
@@ -48,7 +52,15 @@ HYBRID_PREFIX = "hybrid:"
 
 @dataclass
 class Method(ABC):
-    """Base of every method; subclasses are dataclasses whose fields are their options."""
+    """Base of every method; subclasses are dataclasses whose fields are their options.
+
+    Options are declared with :func:`minlp_fs.options.option` and checked by :meth:`check` at
+    construction and again at :meth:`solve`. ``solve`` is the one template of every method: it
+    builds the :class:`Run` (default oracle, incumbent, deadline, solve counter), calls the
+    subclass's :meth:`_search`, turns a stop (:class:`~minlp_fs.stopping.SearchStopped` from the
+    deadline or a callback, Ctrl-C, :class:`~minlp_fs.errors.SolverUnavailableError`) into a status,
+    and builds the :class:`~minlp_fs.result.Result` from the incumbent.
+    """
 
     #: registry name, set by each subclass
     name: typing.ClassVar[str] = ""
@@ -57,15 +69,110 @@ class Method(ABC):
     #: the method can prove global optimality (enumeration, global MINLP solvers)
     certifies: typing.ClassVar[bool] = False
 
-    @abstractmethod
+    def __post_init__(self):
+        self.check()
+
+    def check(self) -> None:
+        """InputError, in the one format of :mod:`minlp_fs.options`, for a bad option value."""
+        check_options(self)
+
+    @property
+    def label(self) -> str:
+        """The method's name in its Result."""
+        return self.name
+
     def solve(self, instance, start=None, oracle=None, callback=None):
-        """Search beta for ``instance``; return a :class:`~minlp_fs.result.Result`."""
+        """Search beta for ``instance``; return a :class:`~minlp_fs.result.Result`.
+
+        A Ctrl-C before the first incumbent is re-raised (there is nothing to return); a time limit
+        reached before it gives a Result with status ``time_limit`` and no answer.
+        """
+        self.check()
+        run = Run(self, instance, start, oracle, callback)
+        try:
+            status = self._search(run)
+        except SearchStopped as stop:
+            status = stop.status
+        except KeyboardInterrupt:
+            if run.incumbent.value is None and not run.keep_empty_interrupt:
+                raise
+            status = Status.INTERRUPTED
+        except SolverUnavailableError as exc:  # found before or while running (e.g. a licence check)
+            run.message = str(exc)
+            run.info.setdefault("unavailable_kind", exc.kind.value if exc.kind else None)
+            status = Status.UNAVAILABLE
+        return run.result(status)
+
+    def _search(self, run: "Run") -> Status:
+        """The method's own search: offer candidates to ``run.incumbent``, check ``run.deadline``,
+        set ``run.info`` (and ``certified``, ``bound``, ``message``); return the final status."""
+        raise NotImplementedError(f"{type(self).__name__} implements neither _search nor solve")
 
     @classmethod
     def options(cls) -> dict:
         """Option name -> (type hint, default) for the command line and documentation."""
         hints = typing.get_type_hints(cls)
         return {f.name: (hints.get(f.name, object), f.default) for f in dataclasses.fields(cls)}
+
+    @classmethod
+    def option_docs(cls) -> dict:
+        """Option name -> what it accepts and what it does (from its declaration)."""
+        return {key: f"{spec.describe()}; {spec.doc}" if spec.doc else spec.describe()
+                for key, spec in declared(cls).items()}
+
+
+class Run:
+    """One call of :meth:`Method.solve`: what every search shares.
+
+    ``oracle`` (the given :class:`~minlp_fs.alpha.AlphaSubproblem`, or a fresh one on first use),
+    ``incumbent`` (:class:`~minlp_fs.result.Incumbent` with the callback), ``deadline`` (the method's
+    ``time_limit``, one :class:`~minlp_fs.stopping.Deadline` for every stage), :meth:`start` (the
+    requested start subset, the paper's alpha-start by default), and the parts of the Result a
+    search sets: ``info``, ``certified``, ``bound``, ``message``, ``n_svm_solves`` (default: the
+    oracle's solves during the run).
+    """
+
+    def __init__(self, method: Method, instance, start, oracle, callback):
+        self.method, self.instance, self.requested_start = method, instance, start
+        self._oracle = oracle
+        self._solves0 = 0 if oracle is None else oracle.n_solves
+        self.incumbent = Incumbent(instance, callback)
+        self.deadline = Deadline(getattr(method, "time_limit", None))
+        self.info: dict = {}
+        self.certified, self.bound, self.message = False, None, ""
+        self.n_svm_solves: int | None = None
+        #: a Ctrl-C before any incumbent gives an empty Result instead of re-raising (enumeration)
+        self.keep_empty_interrupt = False
+
+    @property
+    def oracle(self):
+        if self._oracle is None:
+            from .alpha import AlphaSubproblem
+
+            self._oracle = AlphaSubproblem(self.instance)
+        return self._oracle
+
+    @property
+    def has_oracle(self) -> bool:
+        return self._oracle is not None
+
+    def start(self) -> tuple:
+        """The start subset: the requested one, a seeded random one, or the alpha-start (within the deadline)."""
+        from .heuristics.starts import resolve_start
+
+        return resolve_start(self.instance, self.requested_start, seed=getattr(self.method, "seed", 0),
+                             oracle=self.oracle, deadline=self.deadline)
+
+    def result(self, status: Status):
+        """The Result of the incumbent with ``status`` and what the search set."""
+        solves = self.n_svm_solves
+        if solves is None:
+            solves = self._oracle.n_solves - self._solves0 if self._oracle is not None else 0
+        message = self.message
+        if not message and self.incumbent.value is None and status == Status.TIME_LIMIT:
+            message = "the time limit was reached before a feasible subset was found"
+        return self.incumbent.result(self.method.label, Status(status), solves, certified=self.certified,
+                                     bound=self.bound, message=message, info=self.info)
 
 
 def canonical_name(name: str) -> str:
@@ -108,33 +215,3 @@ def get_method(name: str, **options) -> Method:
 
 def method_names() -> list:
     return list(REGISTRY)
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
-
-#: integer options and their least value (``seed`` feeds numpy's generators, which refuse negatives)
-_INTEGER_OPTIONS = {"pool_size": 1, "opt_window": 1, "n_samples": 0, "seed": 0}
-
-
-def check_options(method) -> None:
-    """Raise InputError, naming the option, for a bad value of any common option a method has."""
-    name = getattr(method, "name", type(method).__name__)
-    opts = vars(method)
-    if "time_limit" in opts:
-        t = opts["time_limit"]
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating))
-                              or not math.isfinite(t) or t <= 0):
-            raise InputError(f"{name}: time_limit must be None or a number of seconds > 0; got {t!r}")
-    if "n_jobs" in opts and (not _is_int(opts["n_jobs"]) or opts["n_jobs"] == 0):
-        raise InputError(f"{name}: n_jobs must be a non-zero integer (-1 = one thread per candidate); "
-                         f"got {opts['n_jobs']!r}")
-    if "max_iter" in opts and opts["max_iter"] is not None \
-            and (not _is_int(opts["max_iter"]) or opts["max_iter"] < 1):
-        raise InputError(f"{name}: max_iter must be None or an integer >= 1; got {opts['max_iter']!r}")
-    for key, lowest in _INTEGER_OPTIONS.items():
-        if key in opts:
-            check_integer(name, key, opts[key], lowest)
-    if "allow_nonsubmodular" in opts and not isinstance(opts["allow_nonsubmodular"], bool):
-        raise InputError(f"{name}: allow_nonsubmodular must be True or False; got {opts['allow_nonsubmodular']!r}")

@@ -9,18 +9,27 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 
 import numpy as np
 
-#: why a method stopped
-TERMINATIONS = (
-    "optimal",        # proven globally optimal (enumeration, trivial bound, a global solver's proof)
-    "converged",      # a heuristic's own stopping rule (local optimum, OptWindow)
-    "time_limit",     # stopped by the time limit with a feasible answer
-    "interrupted",    # stopped by Ctrl-C (or a callback) with what was finished
-    "unavailable",    # the solver cannot run here; ``message`` says why
-    "error",          # the solver ran but failed; ``message`` says how
-)
+
+class Status(str, Enum):
+    """Why a method stopped. A ``str`` enum: it compares equal to, and is written to JSON as, its value."""
+
+    OPTIMAL = "optimal"            # proven globally optimal (enumeration, trivial bound, a global solver's proof)
+    CONVERGED = "converged"        # a heuristic's own stopping rule (local optimum, OptWindow)
+    TIME_LIMIT = "time_limit"      # stopped by the time limit with a feasible answer
+    INTERRUPTED = "interrupted"    # stopped by Ctrl-C (or a callback raising SearchStopped) with what was finished
+    UNAVAILABLE = "unavailable"    # the solver cannot run here; ``message`` says why
+    ERROR = "error"                # the solver ran but failed; ``message`` says how
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: the status values, in order
+TERMINATIONS = tuple(s.value for s in Status)
 
 
 @dataclass
@@ -42,7 +51,7 @@ class Result:
     features: list
     feature_names: list
     alpha: np.ndarray | None
-    status: str
+    status: Status
     certified: bool = False
     degenerate: bool = False
     wall_time_s: float = 0.0
@@ -55,6 +64,7 @@ class Result:
     def __post_init__(self):
         if self.status not in TERMINATIONS:
             raise ValueError(f"unknown status {self.status!r}")
+        self.status = Status(self.status)
 
     @property
     def ok(self) -> bool:
@@ -76,6 +86,8 @@ def _jsonable(obj):
         return {str(k): _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_jsonable(v) for v in obj]
+    if isinstance(obj, Enum):
+        return obj.value
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     if isinstance(obj, np.generic):

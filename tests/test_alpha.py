@@ -39,7 +39,7 @@ def duality_gap(alpha, K, y, C):
 
 def certified_reference(K, y, C):
     """(value, gap) of a tight SMO solve; the gap certifies value - g <= gap."""
-    alpha, _ = smo_solve(K, y, C, tol=1e-9)
+    alpha = smo_solve(K, y, C, tol=1e-9).alpha
     return dual_objective(alpha, K, y), duality_gap(alpha, K, y, C)
 
 
@@ -105,25 +105,41 @@ def test_warm_start_gives_the_cold_value(request, case):
 def test_smo_warm_start_from_the_optimum_does_no_work(small_poly_instance):
     inst = small_poly_instance
     K = inst.gram([0, 1, 2])
-    alpha, iters = smo_solve(K, inst.y, inst.C, tol=1e-8)
-    assert iters > 0
-    again, iters2 = smo_solve(K, inst.y, inst.C, alpha0=alpha, tol=1e-8)
-    assert iters2 == 0
-    np.testing.assert_array_equal(again, alpha)
+    cold = smo_solve(K, inst.y, inst.C, tol=1e-8)
+    alpha = cold.alpha
+    assert cold.iterations > 0 and not cold.stopped_early
+    again = smo_solve(K, inst.y, inst.C, alpha0=alpha, tol=1e-8)
+    assert again.iterations == 0 and not again.stopped_early
+    np.testing.assert_array_equal(again.alpha, alpha)
+
+
+def test_smo_reports_an_early_stop_in_its_result(small_poly_instance):
+    inst = small_poly_instance
+    K = inst.gram([0, 1, 2])
+    full = smo_solve(K, inst.y, inst.C, tol=1e-8)
+    g = dual_objective(full.alpha, K, inst.y)
+    assert g < 0 and not full.stopped_early and full.value == pytest.approx(g, rel=1e-9)
+    early = smo_solve(K, inst.y, inst.C, tol=1e-8, below=0.5 * g)   # f(alpha) < g/2 proves g < g/2
+    assert early.stopped_early and early.iterations < full.iterations
+    assert early.value < 0.5 * g and early.value == pytest.approx(dual_objective(early.alpha, K, inst.y), rel=1e-9)
+    # a warm start that proves the bound at once: an early stop after 0 steps (the old negative-count
+    # encoding returned -0 == 0 here, which read as an exact solve)
+    at_once = smo_solve(K, inst.y, inst.C, alpha0=full.alpha, tol=1e-12, below=0.5 * g)
+    assert at_once.stopped_early and at_once.iterations == 0
 
 
 def test_smo_falls_back_on_an_infeasible_start(small_rbf_instance):
     inst = small_rbf_instance
     K = inst.gram([0, 1, 2])
-    cold, _ = smo_solve(K, inst.y, inst.C)
+    cold = smo_solve(K, inst.y, inst.C).alpha
     bad = np.where(inst.y > 0, 1.0, 0.0)  # y'a != 0
     kept = bad.copy()
-    alpha, _ = smo_solve(K, inst.y, inst.C, alpha0=bad)
+    alpha = smo_solve(K, inst.y, inst.C, alpha0=bad).alpha
     np.testing.assert_array_equal(alpha, cold)
     np.testing.assert_array_equal(bad, kept)
     # out of the box: projected; here the projection breaks y'a = 0 and the start is dropped as well
     over = np.full(inst.m, 2 * inst.C)
-    np.testing.assert_array_equal(smo_solve(K, inst.y, inst.C, alpha0=over)[0], cold)
+    np.testing.assert_array_equal(smo_solve(K, inst.y, inst.C, alpha0=over).alpha, cold)
 
 
 def test_smo_projects_a_slightly_outside_start(small_poly_instance, random_feasible_alpha):
@@ -131,7 +147,7 @@ def test_smo_projects_a_slightly_outside_start(small_poly_instance, random_feasi
     K = inst.gram([3, 4, 5])
     a0 = random_feasible_alpha(np.random.default_rng(0), inst.y, inst.C)
     a0[a0 == 0] = -1e-13  # tiny negative noise, projected to 0 without breaking the equality
-    alpha, _ = smo_solve(K, inst.y, inst.C, alpha0=a0)
+    alpha = smo_solve(K, inst.y, inst.C, alpha0=a0).alpha
     assert feasibility_violation(alpha, inst.y, inst.C) < 1e-8
     ref, _ = certified_reference(K, inst.y, inst.C)
     assert dual_objective(alpha, K, inst.y) == pytest.approx(ref, rel=REL)
@@ -165,7 +181,7 @@ def test_given_gram_is_used(small_poly_instance):
     K = inst.gram([0, 1, 2])
     assert oracle.solve([0, 1, 2], K=K).value == oracle.solve([0, 1, 2]).value
     assert oracle.solve([0, 1, 2], K=2 * K).value == pytest.approx(
-        dual_objective(smo_solve(2 * K, inst.y, inst.C, tol=DEFAULT_TOL)[0], 2 * K, inst.y))
+        dual_objective(smo_solve(2 * K, inst.y, inst.C, tol=DEFAULT_TOL).alpha, 2 * K, inst.y))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -200,7 +216,7 @@ def test_random_small_problems(seed, m, C, kernel, random_feasible_alpha):
     y = np.where(rng.uniform(size=m) < 0.5, 1.0, -1.0)
     y[:2] = (1.0, -1.0)
     K = make_kernel(kernel, gamma=float(rng.uniform(0.05, 2.0))).gram(rng.uniform(size=(m, 3)))
-    alpha, _ = smo_solve(K, y, C, tol=DEFAULT_TOL)
+    alpha = smo_solve(K, y, C, tol=DEFAULT_TOL).alpha
     value = dual_objective(alpha, K, y)
     assert feasibility_violation(alpha, y, C) < 1e-8 * max(C, 1.0)
     slack = 1e-9 * C * m

@@ -210,7 +210,7 @@ def test_method_options_pass_through(synthetic):
     ({"method_params": {"bogus": 1}}, "has no option"),
     ({"method_params": {"seed": 1}}, "through the estimator's random_state"),
     ({"method": "alpha-start", "time_limit": 5}, "has no time limit"),
-    ({"time_limit": -1}, "time_limit must be a number of seconds > 0"),
+    ({"time_limit": -1}, "time_limit must be None or a number > 0; got -1"),
 ])
 def test_bad_parameters_raise_value_error(synthetic, params, match):
     X, y, _ = synthetic

@@ -61,19 +61,19 @@ def test_smo_from_the_given_gradient_equals_smo_from_scratch(kernel):
     _full_gradient(K, inst.y, alpha0.copy(), exact)
     # the filled gradient is SMO's own to rounding (the summation order differs, so not bit for bit) ...
     np.testing.assert_allclose(grad, exact, rtol=1e-12, atol=1e-12)
-    a0, it0 = smo_solve(K, inst.y, inst.C, alpha0=alpha0, tol=1e-8)
+    r0 = smo_solve(K, inst.y, inst.C, alpha0=alpha0, tol=1e-8)
     # ... SMO given its own gradient takes exactly the same steps as SMO computing it ...
-    a1, it1 = smo_solve(K, inst.y, inst.C, alpha0=alpha0, tol=1e-8, grad0=exact)
-    assert it1 == it0
-    np.testing.assert_array_equal(a1, a0)
-    _, it_wrong = smo_solve(K, inst.y, inst.C, alpha0=alpha0, tol=1e-8, grad0=exact + 1.0)
-    assert it_wrong != it0  # grad0 is really used, not recomputed
+    r1 = smo_solve(K, inst.y, inst.C, alpha0=alpha0, tol=1e-8, grad0=exact)
+    assert r1.iterations == r0.iterations
+    np.testing.assert_array_equal(r1.alpha, r0.alpha)
+    wrong = smo_solve(K, inst.y, inst.C, alpha0=alpha0, tol=1e-8, grad0=exact + 1.0)
+    assert wrong.iterations != r0.iterations  # grad0 is really used, not recomputed
     # ... and given the filled one it reaches the same optimum (a rounding-level difference may break a tie
     # in the working-set choice differently, so the step count can differ on another BLAS/CPU)
-    a2, it2 = smo_solve(K, inst.y, inst.C, alpha0=alpha0, tol=1e-8, grad0=grad)
-    assert it2 > 0
-    assert dual_objective(a2, K, inst.y) == pytest.approx(dual_objective(a0, K, inst.y), rel=1e-9)
-    np.testing.assert_allclose(a2, a0, rtol=1e-6, atol=1e-6)
+    r2 = smo_solve(K, inst.y, inst.C, alpha0=alpha0, tol=1e-8, grad0=grad)
+    assert r2.iterations > 0 and not r2.stopped_early
+    assert dual_objective(r2.alpha, K, inst.y) == pytest.approx(dual_objective(r0.alpha, K, inst.y), rel=1e-9)
+    np.testing.assert_allclose(r2.alpha, r0.alpha, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("sense", ["paper", "fit"])

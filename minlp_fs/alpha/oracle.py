@@ -69,7 +69,7 @@ class AlphaSubproblem:
                    worse_than: float | None = None, grad0: np.ndarray | None = None,
                    stats: dict | None = None) -> tuple[np.ndarray, bool]:
         """(alpha, exact) for a given kernel matrix, counted as one solve, not cached.
-        ``grad0`` = Q warm_start - e if known (SMO backend); ``stats`` as in ``smo_solve``.
+        ``grad0`` = Q warm_start - e if known (SMO backend); ``stats`` receives ``value``, SMO's tracked f(alpha).
 
         With ``worse_than`` (an incumbent value; SMO backend only), the solve stops as soon as duality
         proves g worse than it in the instance's sense by more than PRUNE_RTOL (relative): exact = False.
@@ -90,9 +90,11 @@ class AlphaSubproblem:
                     above = self._threshold(worse_than)
                 else:
                     below = self._threshold(worse_than)
-            alpha, iters = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below,
-                                     grad0=grad0, stats=stats)
-            exact = iters >= 0
+            smo = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below,
+                            grad0=grad0)
+            alpha, exact = smo.alpha, not smo.stopped_early
+            if stats is not None:
+                stats["value"] = smo.value
         with self._lock:
             self.n_solves += 1
             self.n_stopped_early += not exact

@@ -17,6 +17,8 @@ duality), so a primal bound > ``above`` proves g > ``above``. Neither changes wh
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
@@ -263,18 +265,30 @@ def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
     return it, False, value
 
 
+@dataclass(frozen=True)
+class SmoResult:
+    """What :func:`smo_solve` returns.
+
+    ``alpha``: optimal, or only feasible when ``stopped_early`` (the optimum g was proven above
+    ``above`` or below ``below``); ``iterations``: SMO steps taken; ``value``: f(alpha) as SMO tracked
+    it (O(1) per step; accurate to rounding drift).
+    """
+
+    alpha: np.ndarray
+    iterations: int
+    stopped_early: bool
+    value: float
+
+
 def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
               tol: float = 1e-7, max_iter: int = 10_000_000, shrinking: bool = True,
               above: float = np.inf, below: float = -np.inf,
-              grad0: np.ndarray | None = None, stats: dict | None = None) -> tuple[np.ndarray, int]:
-    """Optimal alpha of the SVM dual for kernel matrix K, started from ``alpha0`` (or 0).
+              grad0: np.ndarray | None = None) -> SmoResult:
+    """Optimal alpha of the SVM dual for kernel matrix K, started from ``alpha0`` (or 0): a :class:`SmoResult`.
 
-    Returns (alpha, iterations), or (alpha, -iterations) when the solve stopped early because the
-    optimum g is proven above ``above`` or below ``below`` (alpha is then feasible, not optimal).
     ``alpha0`` must be feasible (y'a = 0, 0 <= a <= C); it is projected with :func:`feasible_start`.
     ``grad0``: Q alpha0 - e when the caller has it (:class:`~minlp_fs.alpha.neighbours.NeighbourGrams`);
-    it is used only if ``alpha0`` needed no projection, and then overwritten. ``stats``: a dict that
-    receives ``value``, f(alpha) as SMO tracked it (O(1) per step; accurate to rounding drift).
+    it is used only if ``alpha0`` needed no projection, and then overwritten.
     """
     m = y.shape[0]
     alpha = feasible_start(alpha0, y, C)
@@ -287,9 +301,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
         _full_gradient(K, y, alpha, grad)
     iters, pruned, value = _smo(K, y, float(C), alpha, grad, float(tol), max_iter, shrinking, float(above),
                                 float(below))
-    if stats is not None:
-        stats["value"] = value
-    return alpha, -int(iters) if pruned else int(iters)
+    return SmoResult(alpha, int(iters), bool(pruned), float(value))
 
 
 def feasible_start(alpha0: np.ndarray | None, y: np.ndarray, C: float) -> np.ndarray:

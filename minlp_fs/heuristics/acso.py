@@ -14,7 +14,9 @@ min F(S), |S| = B, i.e. max H(R), |R| <= n - B (problem (11)), solved by Minoux'
   centre is the best of the ExploredSolsList (removed from it). Stop after ``opt_window``
   (OptWindow, default 10) iterations in a row without improving the incumbent, when the
   ExploredSolsList is empty, at ``max_iter`` iterations or at ``time_limit`` seconds (checked
-  between iterations and, within one, between chunks of re-fits of one fit per worker). The paper's
+  while the alpha-start is built, between iterations and, within one, every few hundred fixed-alpha
+  evaluations of the greedy and the pool search, and between chunks of re-fits of one fit per
+  worker; ``info["stopped_by"]`` says which rule stopped the run, :class:`StoppedBy`). The paper's
   defaults (#SolPool = 100, OptWindow = 10) come from its parameter study (appendix). The start
   subset is put in the TabuList (it was fitted already).
 
@@ -37,16 +39,36 @@ from __future__ import annotations
 import heapq
 import os
 from dataclasses import dataclass
+from enum import Enum
 
-from ..alpha import AlphaSubproblem
 from ..blas import on_one_blas_thread
 from ..errors import CapabilityError
-from ..methods import Method, check_options
-from ..result import Incumbent
+from ..methods import Method
+from ..options import n_jobs_option, option, time_limit_option
+from ..result import Status
+from ..stopping import SearchStopped
 from .greedy import COUNTEREXAMPLE, greedy_step, uses_lazy
-from .parallel import refit
+from .refit import refit
 from .screening import FixedAlpha
-from .starts import resolve_start
+
+
+class StoppedBy(str, Enum):
+    """Why ACSO/ACSO* stopped (``info["stopped_by"]``), finer than the Result's status."""
+
+    NO_IMPROVEMENT = "no_improvement"   # ACSO: the greedy step did not improve (Algorithm 3)
+    OPT_WINDOW = "opt_window"           # ACSO*: OptWindow iterations without improvement
+    EXHAUSTED = "exhausted"             # ACSO*: the ExploredSolsList is empty
+    MAX_ITER = "max_iter"
+    TRIVIAL_BOUND = "trivial_bound"     # paper sense: the incumbent is optimal (Remark 1)
+    TIME_LIMIT = "time_limit"
+    INTERRUPTED = "interrupted"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def status(self) -> Status:
+        return Status(self.value) if self.value in ("time_limit", "interrupted") else Status.CONVERGED
 
 
 def fixed_alpha_local_search(fixed, start, pool_size: int = 100, sign: float | None = None) -> tuple:
@@ -87,60 +109,50 @@ class ACSO(Method):
 
     name = "acso"
     uses_start = True
-    time_limit: float | None = None
-    max_iter: int | None = None
-    allow_nonsubmodular: bool = False
-
-    def __post_init__(self):
-        check_options(self)
-
-    def _begin(self, instance, start, oracle, callback):
-        _check_kernel(self.name, instance, self.allow_nonsubmodular)
-        oracle = oracle if oracle is not None else AlphaSubproblem(instance)
-        incumbent = Incumbent(instance, callback)
-        solves0 = oracle.n_solves
-        fit = oracle.solve(resolve_start(instance, start, oracle=oracle))
-        incumbent.offer(fit.value, fit.subset, fit.alpha, source="start")
-        return oracle, incumbent, solves0, fit
-
-    def _out_of_time(self, incumbent) -> bool:
-        return self.time_limit is not None and incumbent.elapsed() >= self.time_limit
-
-    def _stop(self, incumbent, iteration):
-        """Why to stop before an iteration ('trivial_bound', 'time_limit', 'max_iter'), else None."""
-        if incumbent.proves_optimal:
-            return "trivial_bound"
-        if self._out_of_time(incumbent):
-            return "time_limit"
-        if self.max_iter is not None and iteration >= self.max_iter:
-            return "max_iter"
-        return None
-
-    def _finish(self, instance, oracle, incumbent, solves0, stopped_by, info):
-        status = {"time_limit": "time_limit", "interrupted": "interrupted"}.get(stopped_by, "converged")
-        info = {"stopped_by": stopped_by, "greedy": "lazy" if uses_lazy(instance.kernel, instance.sign)
-                else "plain", **info}
-        return incumbent.result(self.name, status, oracle.n_solves - solves0, info=info)
+    time_limit: float | None = time_limit_option()
+    max_iter: int | None = option(None, int, low=1, none=True, doc="most iterations (None: no limit)")
+    allow_nonsubmodular: bool = option(False, bool, doc="run on a Gaussian kernel with the plain greedy, "
+                                                         "as a heuristic without guarantee")
 
     @on_one_blas_thread
-    def solve(self, instance, start=None, oracle=None, callback=None):
-        oracle, incumbent, solves0, current = self._begin(instance, start, oracle, callback)
-        iteration, n_evals, stopped_by = 0, 0, "no_improvement"
+    def _search(self, run):
+        _check_kernel(self.name, run.instance, self.allow_nonsubmodular)
+        start = run.oracle.solve(run.start())
+        run.incumbent.offer(start.value, start.subset, start.alpha, source="start")
+        run.info.update(stopped_by=None, greedy="lazy" if uses_lazy(run.instance.kernel, run.instance.sign)
+                        else "plain", iterations=0, n_evaluations=0)
         try:
-            while not (limit := self._stop(incumbent, iteration)):
-                step = greedy_step(FixedAlpha(instance, current.alpha), instance.B)
-                iteration, n_evals = iteration + 1, n_evals + step.n_evals
-                fit = oracle.solve(step.subset, warm_start=current.alpha)
-                if not instance.better(fit.value, current.value):
-                    break
-                current = fit
-                incumbent.offer(fit.value, fit.subset, fit.alpha, source="greedy")
-            else:
-                stopped_by = limit
+            stopped_by = self._iterate(run, start)
+        except SearchStopped as stop:
+            run.info["stopped_by"] = StoppedBy(stop.status.value)
+            raise
         except KeyboardInterrupt:
-            stopped_by = "interrupted"
-        return self._finish(instance, oracle, incumbent, solves0, stopped_by,
-                            {"iterations": iteration, "n_evaluations": n_evals})
+            run.info["stopped_by"] = StoppedBy.INTERRUPTED
+            raise
+        run.info["stopped_by"] = stopped_by
+        return stopped_by.status
+
+    def _stop(self, run, iteration):
+        """Why to stop before an iteration (trivial bound, max_iter; past the deadline: SearchStopped), else None."""
+        if run.incumbent.proves_optimal:
+            return StoppedBy.TRIVIAL_BOUND
+        run.deadline.check()
+        if self.max_iter is not None and iteration >= self.max_iter:
+            return StoppedBy.MAX_ITER
+        return None
+
+    def _iterate(self, run, current) -> StoppedBy:
+        instance, info = run.instance, run.info
+        while not (limit := self._stop(run, info["iterations"])):
+            step = greedy_step(FixedAlpha(instance, current.alpha, run.deadline), instance.B)
+            info["iterations"] += 1
+            info["n_evaluations"] += step.n_evals
+            fit = run.oracle.solve(step.subset, warm_start=current.alpha)
+            if not instance.better(fit.value, current.value):
+                return StoppedBy.NO_IMPROVEMENT
+            current = fit
+            run.incumbent.offer(fit.value, fit.subset, fit.alpha, source="greedy")
+        return limit
 
 
 @dataclass
@@ -148,54 +160,49 @@ class ACSOStar(ACSO):
     """Algorithm 4: greedy + fixed-alpha LS pool, exact refits, TabuList, ExploredSolsList, OptWindow."""
 
     name = "acso*"
-    pool_size: int = 100
-    opt_window: int = 10
-    n_jobs: int = 1
+    pool_size: int = option(100, int, low=1, doc="subsets of the fixed-alpha LS re-fitted per iteration (#SolPool)")
+    opt_window: int = option(10, int, low=1, doc="iterations without improvement before stopping (OptWindow)")
+    n_jobs: int = n_jobs_option()
 
-    def _refit(self, instance, oracle, subsets, alpha, incumbent) -> list:
+    def _refit(self, run, subsets, alpha) -> list:
         """Exact fits in the given order, in chunks of one per worker (the same fits as one batch:
-        each is warm-started from ``alpha``); stops after a chunk past the time limit or with a fit
+        each is warm-started from ``alpha``); stops after a chunk past the deadline or with a fit
         at the trivial bound (paper sense)."""
         chunk = self.n_jobs if self.n_jobs > 0 else (os.cpu_count() or 1)
         fits = []
         for lo in range(0, len(subsets), chunk):
-            if fits and self._out_of_time(incumbent):
+            if fits and run.deadline.expired():
                 break
-            fits += refit(oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs)
-            optimal = [i for i, fit in enumerate(fits) if instance.proves_optimal(fit.value)]
+            fits += refit(run.oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs)
+            optimal = [i for i, fit in enumerate(fits) if run.instance.proves_optimal(fit.value)]
             if optimal:  # cut after the first: the same fits for any n_jobs
                 return fits[:optimal[0] + 1]
         return fits
 
-    @on_one_blas_thread
-    def solve(self, instance, start=None, oracle=None, callback=None):
-        oracle, incumbent, solves0, centre = self._begin(instance, start, oracle, callback)
+    def _iterate(self, run, centre) -> StoppedBy:
+        instance, info, incumbent = run.instance, run.info, run.incumbent
         tabu, explored, fits = {centre.subset}, [], {}
-        iteration, n_evals, stale, stopped_by = 0, 0, 0, "opt_window"
-        try:
-            while not (limit := self._stop(incumbent, iteration)):
-                fixed = FixedAlpha(instance, centre.alpha)
-                step = greedy_step(fixed, instance.B)
-                pool, _ = fixed_alpha_local_search(fixed, step.subset, self.pool_size)
-                new = [s for s in pool if s not in tabu]
-                improved = False
-                for fit in self._refit(instance, oracle, new, centre.alpha, incumbent):
-                    tabu.add(fit.subset)
-                    fits[fit.subset] = fit
-                    heapq.heappush(explored, (instance.score(fit.value), fit.subset))
-                    source = "greedy" if fit.subset == step.subset else "pool"
-                    improved |= incumbent.offer(fit.value, fit.subset, fit.alpha, source=source)
-                iteration, n_evals = iteration + 1, n_evals + step.n_evals
-                stale = 0 if improved else stale + 1
-                if stale >= self.opt_window:
-                    break
-                if not explored:
-                    stopped_by = "exhausted"
-                    break
-                centre = fits.pop(heapq.heappop(explored)[1])
-            else:
-                stopped_by = limit
-        except KeyboardInterrupt:
-            stopped_by = "interrupted"
-        return self._finish(instance, oracle, incumbent, solves0, stopped_by,
-                            {"iterations": iteration, "n_evaluations": n_evals, "n_refits": len(tabu) - 1})
+        stale = 0
+        info["n_refits"] = 0
+        while not (limit := self._stop(run, info["iterations"])):
+            fixed = FixedAlpha(instance, centre.alpha, run.deadline)
+            step = greedy_step(fixed, instance.B)
+            pool, _ = fixed_alpha_local_search(fixed, step.subset, self.pool_size)
+            new = [s for s in pool if s not in tabu]
+            improved = False
+            for fit in self._refit(run, new, centre.alpha):
+                tabu.add(fit.subset)
+                info["n_refits"] = len(tabu) - 1
+                fits[fit.subset] = fit
+                heapq.heappush(explored, (instance.score(fit.value), fit.subset))
+                source = "greedy" if fit.subset == step.subset else "pool"
+                improved |= incumbent.offer(fit.value, fit.subset, fit.alpha, source=source)
+            info["iterations"] += 1
+            info["n_evaluations"] += step.n_evals
+            stale = 0 if improved else stale + 1
+            if stale >= self.opt_window:
+                return StoppedBy.OPT_WINDOW
+            if not explored:
+                return StoppedBy.EXHAUSTED
+            centre = fits.pop(heapq.heappop(explored)[1])
+        return limit

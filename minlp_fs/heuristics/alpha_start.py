@@ -12,14 +12,34 @@ Two SVM solves in all; the result is a feasible point of problem (4).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from ..alpha import AlphaSubproblem
 from ..blas import on_one_blas_thread
 from ..errors import InputError
 from ..methods import Method
-from ..result import Incumbent
-from .greedy import greedy_step, uses_lazy
+from ..result import Status
+from .greedy import Greedy, greedy_step, uses_lazy
 from .screening import FixedAlpha
+
+
+class AlphaStartSteps(NamedTuple):
+    """The three steps: the all-features fit, the greedy elimination at its alpha, the final fit."""
+
+    full: object
+    step: Greedy
+    fit: object
+
+
+def alpha_start(instance, oracle, deadline=None) -> AlphaStartSteps:
+    """Steps 1-3 above with ``oracle`` (a fresh one if None); the greedy checks ``deadline``
+    (``SearchStopped`` past it)."""
+    if oracle is None:
+        from ..alpha import AlphaSubproblem
+
+        oracle = AlphaSubproblem(instance)
+    full = oracle.solve(range(instance.n))
+    step = greedy_step(FixedAlpha(instance, full.alpha, deadline), instance.B)
+    return AlphaStartSteps(full, step, oracle.solve(step.subset, warm_start=full.alpha))
 
 
 @dataclass
@@ -29,17 +49,12 @@ class AlphaStart(Method):
     name = "alpha-start"
 
     @on_one_blas_thread
-    def solve(self, instance, start=None, oracle=None, callback=None):
-        if start is not None:
+    def _search(self, run):
+        if run.requested_start is not None:
             raise InputError("alpha-start builds its own subset and takes no start")
-        oracle = oracle if oracle is not None else AlphaSubproblem(instance)
-        incumbent = Incumbent(instance, callback)
-        solves0 = oracle.n_solves
-        full = oracle.solve(range(instance.n))
-        step = greedy_step(FixedAlpha(instance, full.alpha), instance.B)
-        fit = oracle.solve(step.subset, warm_start=full.alpha)
-        incumbent.offer(fit.value, fit.subset, fit.alpha, source="alpha-start")
-        info = {"greedy": "lazy" if uses_lazy(instance.kernel, instance.sign) else "plain",
-                "n_evaluations": step.n_evals, "elimination_order": step.order,
-                "all_features_objective": full.value}
-        return incumbent.result(self.name, "converged", oracle.n_solves - solves0, info=info)
+        full, step, fit = alpha_start(run.instance, run.oracle, run.deadline)
+        run.incumbent.offer(fit.value, fit.subset, fit.alpha, source="alpha-start")
+        run.info.update(greedy="lazy" if uses_lazy(run.instance.kernel, run.instance.sign) else "plain",
+                        n_evaluations=step.n_evals, elimination_order=step.order,
+                        all_features_objective=full.value)
+        return Status.CONVERGED

@@ -27,31 +27,32 @@ code serves the paper sense (minimise g) and the fit sense (maximise g).
   ``max_iter`` phases.
 
 Both stop at once at a subset attaining the trivial bound in the paper sense (it is optimal, Remark 1).
-``time_limit`` is checked between re-fits; Ctrl-C returns the incumbent with status ``interrupted``.
+``time_limit`` holds at every stage: while the alpha-start is built, inside a screening pass (every
+few hundred evaluations) and between chunks of re-fits; Ctrl-C returns the incumbent with status
+``interrupted`` (both by :meth:`~minlp_fs.methods.Method.solve`).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..alpha import AlphaSubproblem
 from ..blas import on_one_blas_thread
-from ..errors import InputError
-from ..methods import Method, check_options
-from ..result import Incumbent
-from .parallel import best_refit
+from ..methods import Method
+from ..options import n_jobs_option, option, seed_option, time_limit_option
+from ..result import Status
+from ..stopping import SearchStopped
+from .refit import best_refit
 from .screening import FixedAlpha
-from .starts import resolve_start
 
 
 def n1_step(instance, oracle, centre, refit_fraction: float, n_jobs: int = 1, exclude=frozenset(),
-            deadline: float | None = None, improving_only: bool = False):
+            deadline=None, improving_only: bool = False):
     """The best exactly re-fitted neighbour in N1(centre) minus ``exclude`` (screen -> re-fit -> best).
 
     With ``improving_only``, only a neighbour strictly better than the centre is wanted (LS's move):
-    candidates proven worse than the centre stop early. Returns (fit or None, timed_out).
+    candidates proven worse than the centre stop early. The screening pass checks ``deadline`` (a
+    :class:`~minlp_fs.stopping.Deadline`; ``SearchStopped`` past it). Returns (fit or None, timed_out).
     """
     chosen = set(centre.subset)
     outside = [j for j in range(instance.n) if j not in chosen]
@@ -62,7 +63,7 @@ def n1_step(instance, oracle, centre, refit_fraction: float, n_jobs: int = 1, ex
     index = dict(zip(subsets, swaps))
 
     def scores(cands):
-        screened = FixedAlpha(instance, centre.alpha).swap_values(centre.subset)
+        screened = FixedAlpha(instance, centre.alpha, deadline).swap_values(centre.subset)
         return [screened[index[s]] for s in cands]
 
     return best_refit(instance, oracle, centre, subsets, scores, refit_fraction, n_jobs, deadline,
@@ -89,56 +90,41 @@ def sample_n2(subset, n: int, n_samples: int, rng: np.random.Generator) -> list:
 class _SwapSearch(Method):
     """Options and run loop shared by LS and LS*."""
 
-    refit_fraction: float = 1.0
-    time_limit: float | None = None
-    n_jobs: int = 1
-    #: seed of a ``start='random'`` (and of LS*'s N2 sampling)
-    seed: int = 0
+    refit_fraction: float = option(1.0, float, low=0, high=1, low_open=True,
+                                   doc="share of N1 re-fitted exactly (1 = every neighbour, as plain LS)")
+    time_limit: float | None = time_limit_option()
+    n_jobs: int = n_jobs_option()
+    seed: int = seed_option()
 
     uses_start = True
 
-    def __post_init__(self):
-        f = self.refit_fraction
-        if isinstance(f, bool) or not isinstance(f, (int, float, np.integer, np.floating)) or not 0 < f <= 1:
-            raise InputError(f"{self.name}: refit_fraction must be a number in (0, 1] (the share of N1 "
-                             f"re-fitted exactly; 1 = every neighbour, as plain LS); got {f!r}")
-        check_options(self)
-
     @on_one_blas_thread
-    def solve(self, instance, start=None, oracle=None, callback=None):
-        oracle = oracle if oracle is not None else AlphaSubproblem(instance)
-        solves0 = oracle.n_solves
-        inc = Incumbent(instance, callback)
-        deadline = None if self.time_limit is None else inc.start + self.time_limit
-        info = {}
-        try:
-            subset = resolve_start(instance, start, seed=self.seed, oracle=oracle)
-            info["start"] = list(subset)
-            centre = oracle.solve(subset)
-            inc.offer(centre.value, centre.subset, centre.alpha, "start")
-            status = self._search(instance, oracle, inc, centre, deadline, info)
-        except KeyboardInterrupt:
-            status = "interrupted"
-        if inc.value is None:  # interrupted before the start was evaluated
-            raise KeyboardInterrupt
-        return inc.result(self.name, status, oracle.n_solves - solves0, info=info)
+    def _search(self, run):
+        instance, oracle, inc = run.instance, run.oracle, run.incumbent
+        subset = run.start()
+        run.info["start"] = list(subset)
+        centre = oracle.solve(subset)
+        inc.offer(centre.value, centre.subset, centre.alpha, "start")
+        return self._phases(run, centre)
 
-    def _local_search(self, instance, oracle, inc, centre, deadline, tabu: set, info: dict):
-        """Moves to the best N1 neighbour while strictly better; returns (local optimum, timed_out)."""
+    def _local_search(self, run, centre, tabu: set):
+        """Moves to the best N1 neighbour while strictly better; returns the local optimum."""
+        instance, info = run.instance, run.info
         while not instance.proves_optimal(centre.value):
-            if deadline is not None and time.perf_counter() > deadline:
-                return centre, True
+            run.deadline.check()
             tabu.add(centre.subset)
-            best, timed_out = n1_step(instance, oracle, centre, self.refit_fraction, self.n_jobs,
-                                      exclude=tabu, deadline=deadline, improving_only=True)
             info["n1_steps"] = info.get("n1_steps", 0) + 1
+            best, timed_out = n1_step(instance, run.oracle, centre, self.refit_fraction, self.n_jobs,
+                                      exclude=tabu, deadline=run.deadline, improving_only=True)
             moved = best is not None and instance.better(best.value, centre.value)
             if moved:
                 centre = best
-                inc.offer(best.value, best.subset, best.alpha, "N1")
-            if timed_out or not moved:
-                return centre, timed_out
-        return centre, False
+                run.incumbent.offer(best.value, best.subset, best.alpha, "N1")
+            if timed_out:
+                raise SearchStopped(Status.TIME_LIMIT)
+            if not moved:
+                return centre
+        return centre
 
 
 @dataclass
@@ -147,48 +133,50 @@ class LocalSearch(_SwapSearch):
 
     name = "ls"
 
-    def _search(self, instance, oracle, inc, centre, deadline, info):
-        _, timed_out = self._local_search(instance, oracle, inc, centre, deadline, set(), info)
-        return "time_limit" if timed_out else "converged"
+    def _phases(self, run, centre):
+        self._local_search(run, centre, set())
+        return Status.CONVERGED
 
 
 @dataclass
 class LocalSearchStar(_SwapSearch):
     """LS*, Algorithm 2: LS phases with screening, a tabu list and N2 sampling between phases."""
 
-    refit_fraction: float = 0.1
-    n_samples: int = 200
-    opt_window: int = 10
-    max_iter: int | None = None
+    refit_fraction: float = option(0.1, float, low=0, high=1, low_open=True,
+                                   doc="share of N1 and of the N2 samples re-fitted exactly")
+    n_samples: int = option(200, int, low=0, doc="N2 samples drawn after each phase (#Samples)")
+    opt_window: int = option(10, int, low=1, doc="phases without improvement before stopping (OptWindow)")
+    max_iter: int | None = option(None, int, low=1, none=True, doc="most phases (None: no limit)")
 
     name = "ls*"
 
-    def _search(self, instance, oracle, inc, centre, deadline, info):
+    def _phases(self, run, centre):
+        instance, inc, info = run.instance, run.incumbent, run.info
         rng = np.random.default_rng(self.seed)
         tabu: set = set()
         stale = 0
         info["phases"] = 0
         while True:
             best_before = inc.value
-            centre, timed_out = self._local_search(instance, oracle, inc, centre, deadline, tabu, info)
-            info["phases"] += 1
-            info["tabu"] = len(tabu)
-            if timed_out:
-                return "time_limit"
+            try:
+                centre = self._local_search(run, centre, tabu)
+            finally:
+                info["phases"] += 1
+                info["tabu"] = len(tabu)
             if instance.proves_optimal(centre.value):
-                return "converged"
+                return Status.CONVERGED
             samples = [s for s in sample_n2(centre.subset, instance.n, self.n_samples, rng) if s not in tabu]
             if not samples:
-                return "converged"
-            screen = FixedAlpha(instance, centre.alpha)
-            best, timed_out = best_refit(instance, oracle, centre, samples,
+                return Status.CONVERGED
+            screen = FixedAlpha(instance, centre.alpha, run.deadline)
+            best, timed_out = best_refit(instance, run.oracle, centre, samples,
                                          lambda cands: [screen.value(s) for s in cands],
-                                         self.refit_fraction, self.n_jobs, deadline)
+                                         self.refit_fraction, self.n_jobs, run.deadline)
             if best is not None:
                 inc.offer(best.value, best.subset, best.alpha, "N2")
             if timed_out:
-                return "time_limit"
+                raise SearchStopped(Status.TIME_LIMIT)
             stale = 0 if inc.value != best_before else stale + 1
             if stale >= self.opt_window or (self.max_iter is not None and info["phases"] >= self.max_iter):
-                return "converged"
+                return Status.CONVERGED
             centre = best

@@ -12,7 +12,8 @@ before Table b2-summary) is gap(f_worst) - gap(f_best) = 100 sign (f_worst - f_b
 best-known value (the best over all methods, as in the table).
 
 Ctrl-C stops the multistart and keeps the finished runs (a run cut short is dropped). With
-``n_jobs > 1`` the runs in progress stop at their next incumbent improvement or at their end.
+``n_jobs > 1`` the runs in progress stop at their next incumbent improvement (their callback raises
+:class:`~minlp_fs.stopping.SearchStopped`) or at their end.
 """
 from __future__ import annotations
 
@@ -25,9 +26,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..blas import one_blas_thread
-from ..errors import InputError, check_integer
+from ..errors import InputError
 from ..methods import Method, get_method
-from ..result import Result
+from ..options import check_value
+from ..result import Result, Status
+from ..stopping import SearchStopped
 from .starts import random_subset
 
 
@@ -96,7 +99,7 @@ class MultistartResult:
 
 def shared_starts(instance, k: int, seed: int) -> list:
     """The k random starts every method gets for this seed."""
-    check_integer("multistart", "seed", seed, 0)
+    check_value("multistart", "seed", seed, int, low=0)
     rng = np.random.default_rng(seed)
     return [random_subset(instance.n, instance.B, rng) for _ in range(k)]
 
@@ -109,9 +112,8 @@ def multistart(method, instance, k: int = 10, seed: int = 0, n_jobs: int = 1,
     if not isinstance(method, Method) or not method.uses_start:
         raise InputError(f"multistart needs a start-dependent method (such as ls, ls*, acso); "
                          f"{getattr(method, 'name', method)!r} takes no start")
-    check_integer("multistart", "k (number of starts)", k, 1)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise InputError(f"n_jobs must be a non-zero integer (-1 = all cores); got {n_jobs!r}")
+    check_value("multistart", "k (number of starts)", k, int, low=1)
+    check_value("multistart", "n_jobs", n_jobs, int, nonzero=True)
     t0 = time.perf_counter()
     starts = shared_starts(instance, k, seed)
     finished: dict = {}
@@ -120,12 +122,12 @@ def multistart(method, instance, k: int = 10, seed: int = 0, n_jobs: int = 1,
     def run(start):
         def halt(_point):
             if stop.is_set():
-                raise KeyboardInterrupt
+                raise SearchStopped()
         return method.solve(instance, start=start, callback=halt)
 
     def keep(i, result):
-        if result.status == "interrupted":
-            raise KeyboardInterrupt
+        if result.status == Status.INTERRUPTED:
+            raise SearchStopped()
         finished[i] = result
         bar.update()
 
@@ -141,12 +143,12 @@ def multistart(method, instance, k: int = 10, seed: int = 0, n_jobs: int = 1,
                     try:
                         for fut in as_completed(futures):
                             keep(futures[fut], fut.result())
-                    except KeyboardInterrupt:
+                    except (KeyboardInterrupt, SearchStopped):
                         stop.set()
                         for fut in futures:
                             fut.cancel()
                         raise
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, SearchStopped):
             interrupted = True
     order = sorted(finished)
     return MultistartResult(method=method.name, sense=instance.sense, seed=seed, starts=starts,

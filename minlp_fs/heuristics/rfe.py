@@ -8,7 +8,7 @@ yields the best f in the instance's sense (the paper's: the smallest f of proble
   of :mod:`.greedy`, re-anchored at a fresh alpha after every removal.
 * ``RFE2`` re-fits the SVM for every candidate removal (|S| fits per step, on a thread pool with
   ``n_jobs``, each warm-started from the current alpha) and keeps the removal of best g (ties: the
-  smallest feature index), by :func:`~.parallel.best_refit`: a fit proven worse than the best of the
+  smallest feature index), by :func:`~.refit.best_refit`: a fit proven worse than the best of the
   previous chunks stops early, which changes no decision.
 
 Neither takes a start. ``info["elimination_order"]`` lists the removed features, first removed
@@ -21,51 +21,43 @@ from __future__ import annotations
 from abc import abstractmethod
 from dataclasses import dataclass
 
-from ..alpha import AlphaSubproblem
 from ..blas import on_one_blas_thread
-from ..methods import Method, check_options
-from ..result import Incumbent
+from ..methods import Method
+from ..options import n_jobs_option, time_limit_option
+from ..result import Status
 from .greedy import plain_greedy
-from .parallel import best_refit
+from .refit import best_refit
 from .screening import FixedAlpha
 
 
 @dataclass
 class _RFE(Method):
-    time_limit: float | None = None
-
-    def __post_init__(self):
-        check_options(self)
+    time_limit: float | None = time_limit_option()
 
     @abstractmethod
     def _eliminate(self, instance, oracle, kept, fit):
         """(feature to remove, exact fit of the subset without it)."""
 
     @on_one_blas_thread
-    def solve(self, instance, start=None, oracle=None, callback=None):
-        oracle = oracle if oracle is not None else AlphaSubproblem(instance)
-        incumbent = Incumbent(instance, callback)
-        solves0 = oracle.n_solves
-        kept, order, status = list(range(instance.n)), [], "converged"
+    def _search(self, run):
+        instance, oracle = run.instance, run.oracle
+        kept, order = list(range(instance.n)), []
         fit = oracle.solve(kept)
         try:
             while len(kept) > instance.B:
-                if self.time_limit is not None and incumbent.elapsed() >= self.time_limit:
-                    status = "time_limit"
-                    break
+                run.deadline.check()
                 j, fit = self._eliminate(instance, oracle, kept, fit)
                 kept.remove(j)
                 order.append(j)
-        except KeyboardInterrupt:
-            status = "interrupted"
-        n_rest = len(kept) - instance.B
-        if n_rest:
-            step = plain_greedy(FixedAlpha(instance, fit.alpha), instance.B, start=kept)
-            kept, order = list(step.subset), order + step.order
-            fit = oracle.solve(kept, warm_start=fit.alpha)
-        incumbent.offer(fit.value, fit.subset, fit.alpha, source=self.name)
-        info = {"elimination_order": order, "finished_at_fixed_alpha": n_rest}
-        return incumbent.result(self.name, status, oracle.n_solves - solves0, info=info)
+        finally:  # stopped early (time limit, Ctrl-C): the remaining removals at the current alpha
+            n_rest = len(kept) - instance.B
+            if n_rest:
+                step = plain_greedy(FixedAlpha(instance, fit.alpha), instance.B, start=kept)
+                kept, order = list(step.subset), order + step.order
+                fit = oracle.solve(kept, warm_start=fit.alpha)
+            run.incumbent.offer(fit.value, fit.subset, fit.alpha, source=self.name)
+            run.info.update(elimination_order=order, finished_at_fixed_alpha=n_rest)
+        return Status.CONVERGED
 
 
 @dataclass
@@ -85,11 +77,12 @@ class RFE2(_RFE):
     """RFE with every candidate removal re-fitted exactly (|S| SVM fits per step, ``n_jobs`` threads)."""
 
     name = "rfe2"
-    n_jobs: int = 1
+    n_jobs: int = n_jobs_option()
 
     def _eliminate(self, instance, oracle, kept, fit):
         removals = [tuple(e for e in kept if e != j) for j in kept]
         screen = FixedAlpha(instance, fit.alpha)
-        best, _ = best_refit(instance, oracle, fit, removals, lambda cands: [screen.value(s) for s in cands],
-                             1.0, self.n_jobs, None, oracle.neighbour_grams(kept))
+        best, _ = best_refit(instance, oracle, centre=fit, candidates=removals,
+                             scores=lambda cands: [screen.value(s) for s in cands], fraction=1.0,
+                             n_jobs=self.n_jobs, neighbours=oracle.neighbour_grams(kept))
         return next(j for j in kept if j not in best.subset), best

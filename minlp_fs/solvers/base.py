@@ -33,20 +33,39 @@ import numpy as np
 
 from ..alpha import AlphaSubproblem
 from ..blas import one_blas_thread
-from ..errors import InputError, MinlpFsError, SolverUnavailableError
-from ..methods import REGISTRY, Method, check_options, method_class
-from ..result import Incumbent, Result, TracePoint
+from ..errors import MinlpFsError, SolverUnavailableError, UnavailableKind
+from ..methods import REGISTRY, Method, method_class
+from ..options import option, seed_option
+from ..result import Status, TracePoint
+from ..stopping import SearchStopped
 
 
 @dataclass(frozen=True)
 class Availability:
-    """Whether a solver can run here, and if not, why (one line, with the fix when there is one)."""
+    """Whether a solver can run here, and if not, why: ``kind`` (an :class:`~minlp_fs.errors.UnavailableKind`)
+    and ``reason`` (one line, with the fix when there is one)."""
 
     ok: bool
     reason: str = ""
+    kind: UnavailableKind | None = None
 
     def __bool__(self) -> bool:
         return self.ok
+
+    @classmethod
+    def missing(cls, reason: str) -> "Availability":
+        return cls(False, reason, UnavailableKind.MISSING_PACKAGE)
+
+    @classmethod
+    def no_license(cls, reason: str) -> "Availability":
+        return cls(False, reason, UnavailableKind.NO_LICENSE)
+
+    @classmethod
+    def too_large(cls, reason: str) -> "Availability":
+        return cls(False, reason, UnavailableKind.SIZE_LIMIT)
+
+    def error(self) -> SolverUnavailableError:
+        return SolverUnavailableError(self.reason, self.kind)
 
 
 @dataclass(frozen=True)
@@ -101,20 +120,15 @@ def indicator(subset, n: int) -> np.ndarray:
 class SolverMethod(Method):
     """Base of the solver adapters; subclasses implement :meth:`_available` and :meth:`_run`."""
 
-    time_limit: float = 600.0
-    tee: bool = False
-    warm_start: bool = True
-    seed: int = 0
+    time_limit: float = option(600.0, float, low=0, low_open=True,
+                               doc="wall-clock seconds for the whole solve (warm start included)")
+    tee: bool = option(False, bool, doc="show the solver's log")
+    warm_start: bool = option(True, bool, doc="start from the given subset (default: the alpha-start)")
+    seed: int = seed_option()
 
     uses_start: typing.ClassVar[bool] = True
     #: relative tolerance between our polished value and the solver's objective/bound for a certificate
     certify_rtol: typing.ClassVar[float] = 1e-5
-
-    def __post_init__(self):
-        if not (isinstance(self.time_limit, (int, float)) and np.isfinite(self.time_limit)
-                and self.time_limit > 0):
-            raise InputError(f"time_limit must be a finite number of seconds > 0; got {self.time_limit!r}")
-        check_options(self)
 
     @property
     def scope(self) -> str:
@@ -126,8 +140,9 @@ class SolverMethod(Method):
         """Availability for this solver (and, given an instance, its size limits)."""
         raise NotImplementedError
 
-    def _run(self, instance, warm: WarmStart | None, oracle: AlphaSubproblem) -> RawSolution:
-        """Build the model, load ``warm`` (None: a cold start), run within ``time_limit``, read back."""
+    def _run(self, instance, warm: WarmStart | None, oracle: AlphaSubproblem, time_limit: float) -> RawSolution:
+        """Build the model, load ``warm`` (None: a cold start), run within ``time_limit`` seconds (what
+        is left of the option's after the warm start), read back."""
         raise NotImplementedError
 
     # ---- the fixed sequence ----------------------------------------------------------------------
@@ -136,49 +151,43 @@ class SolverMethod(Method):
         try:
             return self._available(instance)
         except Exception as exc:  # the check must not crash the caller
-            return Availability(False, f"availability check failed: {type(exc).__name__}: {exc}")
+            return Availability(False, f"availability check failed: {type(exc).__name__}: {exc}",
+                                UnavailableKind.CHECK_FAILED)
 
-    def solve(self, instance, start=None, oracle=None, callback=None) -> Result:
-        """The fixed sequence; ``start`` is ignored when ``warm_start`` is False, and ``callback``
+    def _search(self, run) -> Status:
+        """The fixed sequence; ``start`` is ignored when ``warm_start`` is False, and the callback
         receives the solver's incumbent trace once the run is over (then the polished point)."""
-        inc = Incumbent(instance, callback)
-        avail = self.availability(instance)
+        run.info["scope"] = self.scope
+        avail = self.availability(run.instance)
         if not avail:
-            return Result(method=self.name, sense=instance.sense, objective=None, features=[],
-                          feature_names=[], alpha=None, status="unavailable", message=avail.reason,
-                          info={"scope": self.scope})
-        oracle = oracle if oracle is not None else AlphaSubproblem(instance)
-        solves0 = oracle.n_solves
-        warm = self.warm(instance, start, oracle) if self.warm_start else None
-        t_run = inc.elapsed()
+            raise avail.error()
+        warm = self.warm(run) if self.warm_start else None
+        left = run.deadline.remaining()
+        if left <= 0:  # the warm start (its alpha-start) used the whole time limit
+            raise SearchStopped(Status.TIME_LIMIT)
+        t_run = run.incumbent.elapsed()
         try:
             with one_blas_thread():  # our numpy callbacks are small: threads only add overhead
-                raw = self._run(instance, warm, oracle)
-        except SolverUnavailableError as exc:  # found out only when running (e.g. a license check)
-            return Result(method=self.name, sense=instance.sense, objective=None, features=[],
-                          feature_names=[], alpha=None, status="unavailable", message=str(exc),
-                          wall_time_s=inc.elapsed(), info={"scope": self.scope})
-        except MinlpFsError:  # bad input or an unsupported request: the caller's error, raised as such
+                raw = self._run(run.instance, warm, run.oracle, left)
+        except MinlpFsError:  # unavailable after all, bad input, an unsupported request: raised as such
             raise
         except Exception as exc:  # a solver failure is a result, not a crash
             raw = RawSolution(beta=None, failed=True, solver_status="exception",
                               message=f"{type(exc).__name__}: {exc}")
-        return self._polish(instance, raw, warm, oracle, inc, t_run, solves0)
+        return self._polish(run, raw, warm, t_run)
 
-    def warm(self, instance, start, oracle) -> WarmStart:
+    def warm(self, run) -> WarmStart:
         """The start subset (alpha-start when None) with its exact alpha and value g(subset)."""
-        from ..heuristics.starts import resolve_start
-
-        subset = resolve_start(instance, start, seed=self.seed, oracle=oracle)
-        fit = oracle.solve(subset)
+        instance, start = run.instance, run.requested_start
+        fit = run.oracle.solve(run.start())
         source = start if isinstance(start, str) else ("alpha-start" if start is None else "given")
         return WarmStart(tuple(fit.subset), indicator(fit.subset, instance.n), fit.alpha, fit.value, source)
 
-    def _polish(self, instance, raw: RawSolution, warm, oracle, inc: Incumbent, t_run: float,
-                solves0: int) -> Result:
-        info = {"scope": self.scope, "solver_status": raw.solver_status,
-                "solver_objective": raw.objective, "solver_bound": raw.bound,
-                "solver_time_s": raw.wall_time_s, **raw.info}
+    def _polish(self, run, raw: RawSolution, warm, t_run: float) -> Status:
+        instance, inc = run.instance, run.incumbent
+        info = run.info
+        info.update({"solver_status": raw.solver_status, "solver_objective": raw.objective,
+                     "solver_bound": raw.bound, "solver_time_s": raw.wall_time_s, **raw.info})
         if warm is not None:
             info.update(start_subset=list(warm.subset), start_objective=warm.value, start_source=warm.source)
         for point in raw.trace:
@@ -187,39 +196,39 @@ class SolverMethod(Method):
                 inc.callback(inc.trace[-1])
         beta = None if raw.beta is None else np.asarray(raw.beta, dtype=float)
         if beta is None or beta.shape != (instance.n,) or not np.all(np.isfinite(beta)):
-            status = "time_limit" if raw.time_limit_reached and not raw.failed and beta is None else "error"
+            status = Status.TIME_LIMIT if raw.time_limit_reached and not raw.failed and beta is None else Status.ERROR
             msg = raw.message or ("the solver returned no solution" if beta is None else
                                   f"the solver returned an unusable beta (shape {beta.shape}, "
                                   f"n = {instance.n})")
-            return inc.result(self.name, status, oracle.n_solves - solves0, message=msg, info=info)
+            run.message = msg
+            return status
         subset = top_b(beta, instance.B)
         info["beta_max_fractionality"] = float(np.max(np.minimum(np.abs(beta), np.abs(1 - beta))))
         info["rounded_subset"] = list(subset)
-        fit = oracle.solve(subset)
+        fit = run.oracle.solve(subset)
         inc.offer(fit.value, subset, fit.alpha, source="polish")
-        status, certified, bound, msg = self._status(instance, raw, fit.value)
-        return inc.result(self.name, status, oracle.n_solves - solves0, certified=certified, bound=bound,
-                          message=msg, info=info)
+        status, run.certified, run.bound, run.message = self._status(instance, raw, fit.value)
+        return status
 
     def _status(self, instance, raw: RawSolution, value: float):
         """(status, certified, bound in f units, message) from the raw answer and our polished value."""
         bound = None if raw.bound is None else instance.sign * raw.bound
         msg = raw.message
         if raw.failed:
-            return "error", False, bound, msg or "the solver failed"
+            return Status.ERROR, False, bound, msg or "the solver failed"
         if raw.time_limit_reached:
-            return "time_limit", False, bound, msg
+            return Status.TIME_LIMIT, False, bound, msg
         if not (raw.proven_optimal and self.certifies):
-            return "converged", False, bound, msg
+            return Status.CONVERGED, False, bound, msg
         score = instance.sign * value
         tol = self.certify_rtol * max(1.0, abs(score))
         ref_obj = raw.objective if raw.objective is not None else raw.bound
         ref_bound = raw.bound if raw.bound is not None else raw.objective
         if ref_obj is not None and abs(score - ref_obj) <= tol and score - ref_bound <= tol:
-            return "optimal", True, bound, msg
+            return Status.OPTIMAL, True, bound, msg
         note = (f"the solver claims global optimality at {ref_obj} (bound {ref_bound}) but the polished "
                 f"value is {score}: not certified")
-        return "converged", False, bound, f"{msg}; {note}" if msg else note
+        return Status.CONVERGED, False, bound, f"{msg}; {note}" if msg else note
 
 
 def list_solvers() -> list:
@@ -232,6 +241,7 @@ def list_solvers() -> list:
             cls = method_class(name)
         except Exception as exc:
             rows.append({"name": name, "available": False, "scope": "?", "demo_limit": None,
+                         "kind": UnavailableKind.MISSING_PACKAGE.value,
                          "reason": f"unavailable: {path} cannot be imported ({type(exc).__name__}: {exc})"})
             continue
         if not (isinstance(cls, type) and issubclass(cls, SolverMethod)):
@@ -239,5 +249,7 @@ def list_solvers() -> list:
         method = cls()
         avail = method.availability()
         rows.append({"name": name, "available": avail.ok, "reason": avail.reason or "ok",
-                     "scope": method.scope, "demo_limit": getattr(cls, "demo_limit", None)})
+                     "scope": method.scope,
+                     "kind": None if avail.kind is None else avail.kind.value,
+                     "demo_limit": getattr(cls, "demo_limit", None)})
     return rows

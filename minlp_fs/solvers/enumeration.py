@@ -27,7 +27,6 @@ enumeration stops at the first subset (in rank order) that attains it: that subs
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from dataclasses import dataclass
 
@@ -38,8 +37,10 @@ from tqdm.auto import tqdm
 from ..alpha import BACKENDS, DEFAULT_TOL, AlphaSubproblem
 from ..blas import one_blas_thread
 from ..errors import InputError
-from ..methods import Method, check_options
-from ..result import Incumbent
+from ..methods import Method
+from ..options import check_value, n_jobs_option, option, time_limit_option
+from ..result import Status
+from ..stopping import SearchStopped
 
 #: swaps between two rebuilds of the base matrix from scratch (bounds floating-point drift)
 REBUILD_EVERY = 1000
@@ -48,9 +49,8 @@ TARGET_CHUNKS, MIN_CHUNK, MAX_CHUNK = 64, 64, 1000
 
 
 def _check_nk(n: int, k: int) -> None:
-    if isinstance(n, bool) or isinstance(k, bool) or not (isinstance(n, (int, np.integer))
-                                                          and isinstance(k, (int, np.integer))):
-        raise InputError(f"n and k must be integers; got n={n!r}, k={k!r}")
+    check_value("k-subsets", "n", n, int, low=0)
+    check_value("k-subsets", "k", k, int)
     if not 0 <= k <= n:
         raise InputError(f"need 0 <= k <= n for k-subsets of n elements; got n={n}, k={k}")
 
@@ -160,12 +160,12 @@ class _Chunk:
     timed_out: bool = False
 
 
-def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float,
-                     deadline: float | None) -> _Chunk:
+def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float, deadline=None) -> _Chunk:
     """Solve the alpha-subproblem of every subset of ranks start..stop-1, warm-starting SMO.
 
-    Stops after the first subset at the trivial bound (paper sense: optimal) or past ``deadline``
-    (wall-clock seconds since the epoch); at least one subset is always solved.
+    Stops after the first subset at the trivial bound (paper sense: optimal) or past ``deadline`` (a
+    :class:`~minlp_fs.stopping.Deadline`, a wall-clock instant valid in any process); at least one
+    subset is always solved.
     """
     chunk = _Chunk(start)
     oracle = AlphaSubproblem(instance, backend=backend, tol=tol, cache=False)
@@ -184,7 +184,7 @@ def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float,
             if fit.exact and instance.proves_optimal(fit.value):
                 chunk.hit_bound = True
                 break
-            if deadline is not None and time.time() > deadline and rank + 1 < stop:
+            if deadline is not None and deadline.expired() and rank + 1 < stop:
                 chunk.timed_out = True
                 break
     return chunk
@@ -204,31 +204,24 @@ class Enumeration(Method):
     with their own solver. ``start`` is ignored: enumeration needs none.
     """
 
-    n_jobs: int = 1
-    progress: bool = False
-    time_limit: float | None = None
-    backend: str = "smo"
-    chunk_size: int | None = None
+    n_jobs: int = n_jobs_option()
+    progress: bool = option(False, bool, doc="show a progress bar")
+    time_limit: float | None = time_limit_option()
+    backend: str = option("smo", str, choices=BACKENDS, doc="alpha-subproblem solver (libsvm: the paper's, cold)")
+    chunk_size: int | None = option(None, int, low=1, none=True,
+                                    doc="subsets per chunk (None: about C(n, B) / 64, within [64, 1000])")
 
     name = "enumerate"
     certifies = True
 
-    def _check(self) -> None:
-        check_options(self)
-        if self.backend not in BACKENDS:
-            raise InputError(f"unknown backend {self.backend!r}; choose one of {', '.join(BACKENDS)}")
-        if self.chunk_size is not None and (isinstance(self.chunk_size, bool) or
-                                            not isinstance(self.chunk_size, (int, np.integer))
-                                            or self.chunk_size < 1):
-            raise InputError(f"chunk_size must be a positive integer or None; got {self.chunk_size!r}")
-
-    def solve(self, instance, start=None, oracle=None, callback=None):
-        self._check()
+    def _search(self, run) -> Status:
+        instance = run.instance
+        run.keep_empty_interrupt = True
         total = math.comb(instance.n, instance.B)
         size = self.chunk_size or default_chunk_size(total)
         ranges = ((a, min(a + size, total)) for a in range(0, total, size))  # lazy: C(n,B) may be huge
-        tol = oracle.tol if oracle is not None else DEFAULT_TOL
-        deadline = None if self.time_limit is None else time.time() + self.time_limit
+        tol = run.oracle.tol if run.has_oracle else DEFAULT_TOL
+        deadline = run.deadline if self.time_limit is not None else None
         tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, deadline)
                  for a, b in ranges)
         if self.n_jobs == 1 or total <= size:
@@ -236,8 +229,8 @@ class Enumeration(Method):
         else:  # processes by default (loky); a joblib.parallel_config(backend="dask") reaches a cluster
             chunks = Parallel(n_jobs=self.n_jobs, return_as="generator")(tasks)
 
-        inc = Incumbent(instance, callback)
-        status, n_done, n_rebuilds, n_chunks, best_rank, hit = "optimal", 0, 0, 0, None, False
+        inc = run.incumbent
+        status, n_done, n_rebuilds, n_chunks, best_rank, hit = Status.OPTIMAL, 0, 0, 0, None, False
         n_early = 0
         bar = tqdm(total=total, disable=not self.progress, unit="subset", desc=f"enumerate {instance.name}")
         try:
@@ -254,20 +247,23 @@ class Enumeration(Method):
                     hit = True
                     break
                 if chunk.timed_out:
-                    status = "time_limit"
+                    status = Status.TIME_LIMIT
                     break
-        except KeyboardInterrupt:
-            status = "interrupted"
+        except (KeyboardInterrupt, SearchStopped) as stop:  # Ctrl-C, or the callback stopped the run
+            status = getattr(stop, "status", Status.INTERRUPTED)
         finally:
             bar.close()
             with warnings.catch_warnings():  # joblib warns when it cancels the chunks we no longer need
                 warnings.filterwarnings("ignore", message=".*tasks which were still being processed")
                 chunks.close()
 
-        complete = status == "optimal"
+        complete = status == Status.OPTIMAL
         info = {"n_subsets": total, "n_done": n_done, "chunk_size": size, "n_chunks": n_chunks,
-                "n_swaps": n_done - n_rebuilds, "n_rebuilds": n_rebuilds, "n_stopped_early": n_early, "argmin_rank": best_rank,
+                "n_swaps": n_done - n_rebuilds, "n_rebuilds": n_rebuilds, "n_stopped_early": n_early,
+                "argmin_rank": best_rank,
                 "stopped_at_trivial_bound": hit, "backend": self.backend, "n_jobs": self.n_jobs}
-        message = "" if complete else f"{status}: {n_done} of {total} subsets enumerated"
-        return inc.result(self.name, status, n_svm_solves=n_done, certified=complete,
-                          bound=inc.value if complete and not hit else None, message=message, info=info)
+        run.info.update(info)
+        run.message = "" if complete else f"{status}: {n_done} of {total} subsets enumerated"
+        run.n_svm_solves, run.certified = n_done, complete
+        run.bound = inc.value if complete and not hit else None
+        return status

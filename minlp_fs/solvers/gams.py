@@ -38,8 +38,11 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SolverUnavailableError
+from ..errors import SolverUnavailableError, UnavailableKind
+from ..options import option
 from .base import Availability, RawSolution, SolverMethod
+
+MISSING = UnavailableKind.MISSING_PACKAGE
 
 #: GAMS model status codes that come with a solution (optimal, locally optimal, feasible, integer, solved)
 WITH_SOLUTION = {1, 2, 7, 8, 15, 16, 17}
@@ -62,7 +65,7 @@ _registered: set = set()
 def gams_directory() -> Path:
     """The folder of ``gamspy_base`` that holds the ``gams`` executable."""
     if importlib.util.find_spec("gamspy_base") is None:
-        raise SolverUnavailableError("gamspy not installed: pip install 'minlp-fs[gams]'")
+        raise SolverUnavailableError("gamspy not installed: pip install 'minlp-fs[gams]'", MISSING)
     import gamspy_base
     return Path(gamspy_base.directory)
 
@@ -79,7 +82,7 @@ def register_solver(solver: str) -> None:
         return
     directory = gams_directory()
     if importlib.util.find_spec(f"gamspy_{solver}") is None:
-        raise SolverUnavailableError(f"gamspy-{solver} not installed: pip install gamspy-{solver}")
+        raise SolverUnavailableError(f"gamspy-{solver} not installed: pip install gamspy-{solver}", MISSING)
     with _exclusive(Path(tempfile.gettempdir()) / "minlp_fs_gams_register.lock"):
         if solver.upper() not in _capabilities_solvers(directory):
             cmd = [sys.executable, "-m", "gamspy", "install", "solver", solver, "--skip-pip-install"]
@@ -87,7 +90,7 @@ def register_solver(solver: str) -> None:
             if solver.upper() not in _capabilities_solvers(directory):
                 detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
                 raise SolverUnavailableError(f"solver not registered with GAMS: `{' '.join(cmd[1:])}` "
-                                             f"failed: {detail[0]}")
+                                             f"failed: {detail[0]}", MISSING)
     _registered.add(solver)
 
 
@@ -194,8 +197,8 @@ class GamsSolver(SolverMethod):
     a proof); ``keep_files``: a folder to keep the .gms given to GAMS (default: a temporary one).
     """
 
-    optcr: float = 1e-6
-    keep_files: str | None = None
+    optcr: float = option(1e-6, float, low=0, doc="relative gap at which GAMS stops a global solver")
+    keep_files: str | None = option(None, str, none=True, doc="a folder to keep the .gms given to GAMS")
 
     solver: typing.ClassVar[str] = ""
     relax: typing.ClassVar[bool] = False
@@ -206,17 +209,17 @@ class GamsSolver(SolverMethod):
         try:
             register_solver(self.solver)
         except SolverUnavailableError as exc:
-            return Availability(False, str(exc))
+            return Availability(False, str(exc), exc.kind)
         if instance is not None:
             rows, cols = gams_size(instance)
             if max(rows, cols) > self.demo_limit:
-                return Availability(False, f"demo size limit exceeded: GAMS/{self.solver.upper()} demo allows "
-                                           f"{self.demo_limit} rows and columns; this model has {rows} rows and "
-                                           f"{cols} columns (m={instance.m}, n={instance.n}, sense "
-                                           f"{instance.sense}, objective column included)")
+                return Availability.too_large(
+                    f"demo size limit exceeded: GAMS/{self.solver.upper()} demo allows {self.demo_limit} rows and "
+                    f"columns; this model has {rows} rows and {cols} columns (m={instance.m}, n={instance.n}, "
+                    f"sense {instance.sense}, objective column included)")
         return Availability(True)
 
-    def _run(self, instance, warm, oracle) -> RawSolution:
+    def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         from ..models import build_model, load_start, solution_from_values
         from ..models.export import gms_text
 
@@ -228,7 +231,7 @@ class GamsSolver(SolverMethod):
             folder.mkdir(parents=True, exist_ok=True)
             gms = folder / f"{instance.name}_{self.name}.gms"
             gms.write_text(gms_text(model, title=f"instance {instance.name} for GAMS/{self.solver.upper()}"))
-            ans = solve_gms(gms, self.solver, self.time_limit, optcr=self.optcr, tee=self.tee)
+            ans = solve_gms(gms, self.solver, time_limit, optcr=self.optcr, tee=self.tee)
         mstat, sstat = ans.get("modelstat"), ans.get("solvestat")
         status = _describe(mstat, sstat)
         info = {"gams_model_status": mstat, "gams_solve_status": sstat, "gams_resusd": ans.get("resusd"),
@@ -238,8 +241,10 @@ class GamsSolver(SolverMethod):
                                info=info)
         messages = ans.get("listing", "")
         if sstat == 7 or mstat == 11:
-            what = "demo size limit exceeded" if "exceeds the demo license" in messages else "no licence"
-            raise SolverUnavailableError(f"{what}: GAMS/{self.solver.upper()} says: " + " ".join(messages.splitlines()))
+            size = "exceeds the demo license" in messages
+            what = "demo size limit exceeded" if size else "no licence"
+            raise SolverUnavailableError(f"{what}: GAMS/{self.solver.upper()} says: " + " ".join(messages.splitlines()),
+                                         UnavailableKind.SIZE_LIMIT if size else UnavailableKind.NO_LICENSE)
         if mstat not in WITH_SOLUTION:
             detail = messages or ans.get("log", "")[-500:]
             return RawSolution(beta=None, failed=sstat != 3, time_limit_reached=sstat == 3, solver_status=status,

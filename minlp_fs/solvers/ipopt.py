@@ -19,8 +19,9 @@ import time
 import typing
 from dataclasses import dataclass
 
+from ..options import option
 from .base import Availability, RawSolution, SolverMethod
-from .nlp import check_hessian, make_nlp
+from .nlp import HESSIANS, make_nlp
 
 #: Ipopt return codes (ApplicationReturnStatus) that mean a local solution or a resource limit
 _CONVERGED = {0: "solve succeeded", 1: "solved to acceptable level"}
@@ -32,41 +33,37 @@ _LIMITS = {-1: "maximum number of iterations exceeded", -4: "maximum CPU time ex
 class IpoptRelaxation(SolverMethod):
     """Relaxation by cyipopt with our own callbacks; option ``hessian``: exact (default) or limited-memory."""
 
-    hessian: str = "exact"
-    max_iter: int = 3000
+    hessian: str = option("exact", str, choices=HESSIANS, doc="exact Hessian or L-BFGS")
+    max_iter: int = option(3000, int, low=1, doc="Ipopt's iteration limit")
 
     name: typing.ClassVar[str] = "ipopt"
     certifies: typing.ClassVar[bool] = False
-
-    def __post_init__(self):
-        super().__post_init__()
-        check_hessian(self.hessian)
 
     def _available(self, instance=None) -> Availability:
         try:
             import cyipopt  # noqa: F401
         except ImportError as exc:
-            return Availability(False, f"cyipopt not installed (pip install minlp-fs[ipopt]): {exc}")
+            return Availability.missing(f"cyipopt not installed (pip install minlp-fs[ipopt]): {exc}")
         return Availability(True)
 
-    def problem(self, instance, nlp):
-        """The cyipopt problem for ``nlp`` with this method's options."""
+    def problem(self, instance, nlp, time_limit: float | None = None):
+        """The cyipopt problem for ``nlp`` with this method's options (``time_limit``: default the option)."""
         import cyipopt
 
         prob = cyipopt.Problem(n=nlp.nx, m=nlp.ncon, problem_obj=nlp, lb=nlp.lb, ub=nlp.ub,
                                cl=nlp.cl, cu=nlp.cu)
         prob.add_option("sb", "yes")
         prob.add_option("print_level", 5 if self.tee else 0)
-        prob.add_option("max_wall_time", float(self.time_limit))
+        prob.add_option("max_wall_time", float(self.time_limit if time_limit is None else time_limit))
         prob.add_option("max_iter", int(self.max_iter))
         prob.add_option("hessian_approximation", "exact" if self.hessian == "exact" else "limited-memory")
         return prob
 
-    def _run(self, instance, warm, oracle) -> RawSolution:
+    def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         t0 = time.perf_counter()
         nlp = make_nlp(instance)
         x0 = nlp.start(warm)
-        prob = self.problem(instance, nlp)
+        prob = self.problem(instance, nlp, time_limit)
         build = time.perf_counter() - t0
         x, out = prob.solve(x0)
         code = int(out["status"])
@@ -95,7 +92,7 @@ class IpoptPyomo(SolverMethod):
 
         return GamsIpopt().availability(instance)
 
-    def _run(self, instance, warm, oracle) -> RawSolution:
+    def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         import pyomo.environ as pyo
         from pyomo.common import Executable
         from pyomo.opt import TerminationCondition as TC
@@ -113,7 +110,7 @@ class IpoptPyomo(SolverMethod):
         build = time.perf_counter() - t0
         res = pyo.SolverFactory("gams").solve(
             model, solver="ipopt", tee=self.tee, load_solutions=False, io_options={"warmstart": True},
-            add_options=[f"option reslim={float(self.time_limit)};"])
+            add_options=[f"option reslim={float(time_limit)};"])
         cond = res.solver.termination_condition
         has_solution = len(res.solution) > 0
         if has_solution:

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..options import option
 from .base import Availability, RawSolution, SolverMethod
-from .nlp import check_hessian, make_nlp
+from .nlp import HESSIANS, make_nlp
 
 
 def eval_fc(kc, cb, request, result, nlp) -> int:
@@ -64,7 +65,7 @@ def license_check() -> Availability:
     try:
         import knitro
     except ImportError as exc:
-        return Availability(False, f"knitro not installed (pip install minlp-fs[knitro]): {exc}")
+        return Availability.missing(f"knitro not installed (pip install minlp-fs[knitro]): {exc}")
     with tempfile.TemporaryFile() as sink:
         saved = [os.dup(1), os.dup(2)]
         for fd in (1, 2):
@@ -74,7 +75,7 @@ def license_check() -> Availability:
         except Exception as exc:
             code = re.search(r"-?\d+\s*$", str(exc))
             returned = code.group().strip() if code else exc
-            return Availability(False, f"no Knitro license (KN_new returned {returned})")
+            return Availability.no_license(f"no Knitro license (KN_new returned {returned})")
         finally:
             ctypes.CDLL(None).fflush(None)  # the banner may sit in C's buffers: flush it into the sink
             for fd, copy in zip((1, 2), saved):
@@ -88,19 +89,15 @@ def license_check() -> Availability:
 class Knitro(SolverMethod):
     """Knitro local MINLP via its Python API; needs a Knitro license."""
 
-    hessian: str = "exact"
+    hessian: str = option("exact", str, choices=HESSIANS, doc="exact Hessian or L-BFGS")
 
     name: typing.ClassVar[str] = "knitro"
     certifies: typing.ClassVar[bool] = False
 
-    def __post_init__(self):
-        super().__post_init__()
-        check_hessian(self.hessian)
-
     def _available(self, instance=None) -> Availability:
         return license_check()
 
-    def _run(self, instance, warm, oracle) -> RawSolution:
+    def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         import knitro as kn
 
         t0 = time.perf_counter()
@@ -132,8 +129,8 @@ class Knitro(SolverMethod):
             kn.KN_set_int_param(kc, kn.KN_PARAM_OUTLEV, 2 if self.tee else 0)
             kn.KN_set_int_param(kc, kn.KN_PARAM_MIP_OUTLEVEL, 1 if self.tee else 0)
             kn.KN_set_int_param(kc, kn.KN_PARAM_MS_SEED, int(self.seed))
-            kn.KN_set_double_param(kc, kn.KN_PARAM_MAXTIMEREAL, float(self.time_limit))
-            kn.KN_set_double_param(kc, kn.KN_PARAM_MIP_MAXTIMEREAL, float(self.time_limit))
+            kn.KN_set_double_param(kc, kn.KN_PARAM_MAXTIMEREAL, float(time_limit))
+            kn.KN_set_double_param(kc, kn.KN_PARAM_MIP_MAXTIMEREAL, float(time_limit))
             build = time.perf_counter() - t0
             code = kn.KN_solve(kc)
             status, obj, x, _ = kn.KN_get_solution(kc)

@@ -29,12 +29,6 @@ from ..objective import svm_primal
 HESSIANS = ("exact", "limited-memory")
 
 
-def check_hessian(hessian: str) -> None:
-    """InputError unless ``hessian`` is one of :data:`HESSIANS`."""
-    if hessian not in HESSIANS:
-        raise InputError(f"hessian must be one of {', '.join(HESSIANS)}; got {hessian!r}")
-
-
 class _KernelNLP:
     """Shared state: the stacked terms T (n x m^2) and the kernel pieces at the current beta."""
 

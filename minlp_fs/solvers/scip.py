@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import InputError
 from ..models.scip_model import ScipModel, expanded_terms
 from ..objective import svm_primal
+from ..options import option
 from ..result import TracePoint
 from .base import Availability, RawSolution, SolverMethod, top_b
 
@@ -132,23 +133,19 @@ def _with_start(trace: list, model, start_score, t_start: float, sign: float) ->
 class Scip(SolverMethod):
     """SCIP global MINLP; ``heuristic`` (e.g. "ls*", "acso*" or None) runs inside as a primal heuristic."""
 
-    memory_limit_mb: int = 4000
-    max_expanded_terms: int = 1_000_000
-    heuristic: str | None = "ls*"
-    heuristic_time: float = 1.0
-    gap: float = 0.0
+    memory_limit_mb: int = option(4000, int, low=1, doc="SCIP's memory limit in MB")
+    max_expanded_terms: int = option(1_000_000, int, low=1, doc="largest expanded model SCIP is given "
+                                                                "(monomials of the kernel powers)")
+    heuristic: str | None = option("ls*", str, none=True, doc="a start-using method run inside SCIP as a "
+                                                               "primal heuristic (None: off)")
+    heuristic_time: float = option(1.0, float, low=0, low_open=True, doc="seconds per heuristic call")
+    gap: float = option(0.0, float, low=0, doc="relative gap at which SCIP stops")
 
     name: typing.ClassVar[str] = "scip"
     certifies: typing.ClassVar[bool] = True
 
-    def __post_init__(self):
-        super().__post_init__()
-        if not (isinstance(self.memory_limit_mb, int) and self.memory_limit_mb > 0):
-            raise InputError(f"memory_limit_mb must be a positive integer; got {self.memory_limit_mb!r}")
-        if not (isinstance(self.heuristic_time, (int, float)) and self.heuristic_time > 0):
-            raise InputError(f"heuristic_time must be > 0 seconds; got {self.heuristic_time!r}")
-        if not (isinstance(self.gap, (int, float)) and self.gap >= 0):
-            raise InputError(f"gap must be a relative gap >= 0; got {self.gap!r}")
+    def check(self):
+        super().check()
         if self.heuristic is not None:
             self._heuristic_method()  # unknown names are an input error now, not inside SCIP
 
@@ -165,23 +162,23 @@ class Scip(SolverMethod):
         try:
             import pyscipopt  # noqa: F401
         except ImportError as exc:
-            return Availability(False, f"pyscipopt not installed (pip install minlp-fs[scip]): {exc}")
+            return Availability.missing(f"pyscipopt not installed (pip install minlp-fs[scip]): {exc}")
         if instance is not None:
             terms = expanded_terms(instance)
             if terms > self.max_expanded_terms:
-                return Availability(False, f"model too large for SCIP: its expression simplifier expands the "
-                                           f"kernel powers into about {terms:.2g} monomials (> max_expanded_terms = "
-                                           f"{self.max_expanded_terms:.2g}), which exhausts memory whatever the "
-                                           f"memory limit; use a reduced instance (--m)")
+                return Availability.too_large(
+                    f"model too large for SCIP: its expression simplifier expands the kernel powers into about "
+                    f"{terms:.2g} monomials (> max_expanded_terms = {self.max_expanded_terms:.2g}), which exhausts "
+                    f"memory whatever the memory limit; use a reduced instance (--m)")
         return Availability(True)
 
-    def _run(self, instance, warm, oracle) -> RawSolution:
+    def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         t0 = time.perf_counter()
         sm = ScipModel(instance)
         model = sm.model
         build = time.perf_counter() - t0
         model.hideOutput(not self.tee)
-        model.setParam("limits/time", float(self.time_limit))
+        model.setParam("limits/time", float(time_limit))
         model.setParam("limits/memory", float(self.memory_limit_mb))
         model.setParam("limits/gap", float(self.gap))
         model.setParam("randomization/randomseedshift", int(self.seed))

@@ -7,7 +7,7 @@ from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.datasets import load_dataset, make_synthetic
 from minlp_fs.errors import CapabilityError, InputError
 from minlp_fs.heuristics.acso import ACSO, ACSOStar, fixed_alpha_local_search
-from minlp_fs.heuristics.parallel import CHUNK
+from minlp_fs.heuristics.refit import CHUNK
 from minlp_fs.heuristics.screening import FixedAlpha
 from minlp_fs.heuristics.starts import resolve_start
 from minlp_fs.instance import make_instance

@@ -1,5 +1,6 @@
 """The solver base class: fixed solve() sequence, warm start, polish, status mapping, list_solvers."""
 import sys
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,8 +36,9 @@ class Scripted(SolverMethod):
             raise self.avail
         return self.avail
 
-    def _run(self, instance, warm, oracle):
+    def _run(self, instance, warm, oracle, time_limit):
         self.seen.append(warm)
+        self.budget = time_limit
         if isinstance(self.raw, Exception):
             raise self.raw
         return self.raw(instance, warm, oracle) if callable(self.raw) else self.raw
@@ -68,11 +70,24 @@ def test_unavailable_is_a_status_with_the_reason():
     assert res.message == "package X not installed (pip install minlp-fs[x])" and not s.seen
 
 
+@pytest.mark.parametrize("avail, kind", [(Availability.missing("pip install x"), "missing_package"),
+                                         (Availability.no_license("no licence"), "no_license"),
+                                         (Availability.too_large("demo size limit"), "size_limit")])
+def test_unavailable_result_carries_the_reason_kind(avail, kind):
+    s = Scripted()
+    s.avail = avail
+    res = s.solve(tiny())
+    assert res.status == "unavailable" and res.message == avail.reason and res.info["unavailable_kind"] == kind
+    s.avail, s.raw = Availability(True), SolverUnavailableError("GAMS says: no licence", "no_license")
+    res = s.solve(tiny())
+    assert res.status == "unavailable" and res.info["unavailable_kind"] == "no_license"
+
+
 def test_a_crashing_availability_check_is_a_reason():
     s = Scripted()
     s.avail = OSError("disk on fire")
     avail = s.availability()
-    assert not avail and "OSError: disk on fire" in avail.reason
+    assert not avail and "OSError: disk on fire" in avail.reason and avail.kind == "check_failed"
 
 
 def test_unavailable_found_while_running_and_a_crash_is_an_error():
@@ -98,6 +113,23 @@ def test_fractional_beta_is_rounded_and_polished_by_the_oracle():
     assert res.info["solver_objective"] == -1.0 and res.info["solver_status"] == "done"
     assert res.info["beta_max_fractionality"] == pytest.approx(0.4) and res.info["scope"] == "global"
     assert [p.source for p in res.trace] == ["polish"]
+
+
+def test_the_solver_gets_what_the_warm_start_left_of_the_time_limit(monkeypatch):
+    inst = tiny()
+    s = Scripted(time_limit=5.0)
+    s.raw = RawSolution(beta=indicator((0, 1), inst.n), solver_status="ok")
+    s.solve(inst)
+    assert 0 < s.budget <= 5.0
+    real = Scripted.warm
+
+    def slow_warm(self, run):
+        time.sleep(0.3)
+        return real(self, run)
+    monkeypatch.setattr(Scripted, "warm", slow_warm)
+    s = Scripted(time_limit=0.2)
+    res = s.solve(inst)
+    assert res.status == "time_limit" and not res.ok and s.seen == []   # the solver never ran
 
 
 def test_warm_start_is_the_alpha_start_or_the_given_subset_or_none():
@@ -169,11 +201,12 @@ def test_list_solvers_covers_every_solver_entry(monkeypatch):
     assert {"ipopt", "ipopt-pyomo", "scip", "knitro"} <= names
     assert names <= set(REGISTRY)
     for row in rows:
-        assert set(row) == {"name", "available", "reason", "scope", "demo_limit"}
+        assert set(row) == {"name", "available", "reason", "scope", "demo_limit", "kind"}
         assert row["available"] or row["reason"] != "ok"
     knitro = next(r for r in rows if r["name"] == "knitro")
     assert knitro["scope"] == "local"
-    assert knitro["available"] or "license" in knitro["reason"] or "not installed" in knitro["reason"]
+    assert knitro["available"] or knitro["kind"] in ("no_license", "missing_package")
     monkeypatch.setitem(sys.modules, "minlp_fs.solvers.scip", None)   # an adapter that cannot import
     scip = next(r for r in list_solvers() if r["name"] == "scip")
     assert not scip["available"] and scip["reason"].startswith("unavailable: ")
+    assert scip["kind"] == "missing_package"

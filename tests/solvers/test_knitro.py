@@ -39,6 +39,7 @@ def test_solve_without_license_is_unavailable_with_the_reason():
         pytest.skip("a Knitro license is present: the unavailable path cannot be observed")
     res = get_method("knitro", time_limit=5).solve(small())
     assert res.status == "unavailable" and res.message == avail.reason and res.objective is None
+    assert avail.kind in ("no_license", "missing_package") and res.info["unavailable_kind"] == avail.kind
 
 
 @pytest.mark.parametrize("kernel,sense", [("rbf", "paper"), ("poly3", "fit")])

@@ -1,4 +1,4 @@
-"""Exact re-fits of independent candidate subsets, in parallel and deterministic.
+"""The screen -> re-fit step: exact re-fits of independent candidate subsets, in parallel and deterministic.
 
 Each candidate's alpha-subproblem is an independent convex QP (paper sections 3.1 and 4.3). They are
 solved on a thread pool (both backends release the GIL) with BLAS limited to one thread per worker,
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ..alpha.oracle import PRUNE_RTOL
@@ -52,7 +51,7 @@ def n_refit(n_candidates: int, fraction: float) -> int:
 
 
 def best_refit(instance, oracle, centre, candidates: list, scores, fraction: float, n_jobs: int,
-               deadline: float | None, neighbours=None, improving_only: bool = False):
+               deadline=None, neighbours=None, improving_only: bool = False):
     """The best exact re-fit among the best ``fraction`` of ``candidates`` by their screening ``scores``
     (LS's N1 and N2 steps, RFE2's removals).
 
@@ -68,7 +67,8 @@ def best_refit(instance, oracle, centre, candidates: list, scores, fraction: flo
     worse than the centre is never returned; None if all are). None of these changes the outcome.
     Re-fits are warm-started from alpha_c (``neighbours``: the centre's
     :class:`~minlp_fs.alpha.neighbours.NeighbourGrams`), in chunks of ``CHUNK`` (independent of
-    ``n_jobs``, so the same re-fits run for any ``n_jobs``) between which the deadline is checked.
+    ``n_jobs``, so the same re-fits run for any ``n_jobs``) between which ``deadline`` (a
+    :class:`~minlp_fs.stopping.Deadline`) is checked.
     Ties go to the first candidate in the given order. Returns (best fit or None, timed_out).
     """
     k = n_refit(len(candidates), fraction)
@@ -79,7 +79,7 @@ def best_refit(instance, oracle, centre, candidates: list, scores, fraction: flo
         order = sorted(order, key=lambda t: instance.score(values[t]))[:k]
     best, timed_out = None, False
     for lo in range(0, len(order), CHUNK):
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and deadline.expired():
             timed_out = True
             break
         if best is not None and instance.proves_optimal(best[1].value):

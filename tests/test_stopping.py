@@ -1,0 +1,106 @@
+"""The stop signal and the one Deadline of Method.solve: a callback raising SearchStopped, Ctrl-C, and a
+time limit honoured while the alpha-start is built and inside one screening pass."""
+import time
+
+import pytest
+
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.api import solve
+from minlp_fs.datasets import make_synthetic
+from minlp_fs.heuristics import screening
+from minlp_fs.heuristics.alpha_start import AlphaStart
+from minlp_fs.instance import make_instance
+from minlp_fs.methods import get_method
+from minlp_fs.result import Status
+from minlp_fs.stopping import Deadline, SearchStopped
+
+
+def synthetic(n_noise=7, sense="fit", B=3):
+    d = make_synthetic(m=40, n_informative=3, n_noise=n_noise, seed=1)
+    return make_instance(d.X, d.y, B=B, kernel="poly2", sense=sense)
+
+
+def _stop_after(k, signal):
+    """A callback that raises ``signal`` at the k-th incumbent improvement (after it was recorded)."""
+    seen = []
+
+    def callback(point):
+        seen.append(point)
+        if len(seen) == k:
+            raise signal()
+    return callback, seen
+
+
+@pytest.mark.parametrize("name", ["ls*", "acso*", "enumerate"])
+@pytest.mark.parametrize("signal", [SearchStopped, KeyboardInterrupt])
+def test_a_stop_keeps_the_incumbent_with_status_interrupted(name, signal):
+    inst = synthetic()
+    full = get_method(name).solve(inst, **({"start": (7, 8, 9)} if get_method(name).uses_start else {}))
+    assert len(full.trace) >= 2, "the test needs at least two improvements"
+    callback, seen = _stop_after(1, signal)
+    kw = {"start": (7, 8, 9)} if get_method(name).uses_start else {}
+    r = get_method(name).solve(inst, callback=callback, **kw)
+    assert r.status == Status.INTERRUPTED == "interrupted" and r.ok
+    assert len(r.trace) == 1 and r.objective == seen[0].value
+    assert r.objective == pytest.approx(AlphaSubproblem(inst).solve(r.features).value, rel=1e-6)
+
+
+def test_deadline_is_one_instant_and_raises_the_stop_signal():
+    assert Deadline(None).remaining() is None and not Deadline(None).expired()
+    Deadline(None).check()
+    d = Deadline(0.0)
+    assert d.expired() and d.remaining() <= 0
+    with pytest.raises(SearchStopped) as err:
+        d.check()
+    assert err.value.status == Status.TIME_LIMIT
+
+
+class SlowScreening:
+    """Every fixed-alpha evaluation (screening, greedy) takes ``delay`` s; the deadline is checked each time."""
+
+    def __init__(self, monkeypatch, delay=0.01):
+        self.n = 0
+        real = screening.dual_objective
+
+        def slow(*args, **kwargs):
+            self.n += 1
+            time.sleep(delay)
+            return real(*args, **kwargs)
+        monkeypatch.setattr(screening, "dual_objective", slow)
+        monkeypatch.setattr(screening, "CHECK_EVERY", 1)
+
+
+@pytest.mark.parametrize("start", [None, "alpha-start"])
+def test_time_limit_holds_while_the_alpha_start_is_built(monkeypatch, start):
+    inst = synthetic(n_noise=17, sense="fit")
+    full = AlphaStart().solve(inst)
+    slow = SlowScreening(monkeypatch)
+    r = solve(inst, "ls*", start=start, time_limit=0.1)
+    assert r.status == "time_limit" and not r.ok and "before a feasible subset" in r.message
+    assert slow.n < full.info["n_evaluations"] / 2     # the greedy stopped early, not at its end
+
+
+def test_time_limit_holds_inside_one_screening_pass(monkeypatch):
+    inst = synthetic(n_noise=17, sense="paper")
+    start = (0, 4, 5)
+    slow = SlowScreening(monkeypatch)
+    r = get_method("ls*", time_limit=0.1).solve(inst, start=start)
+    n1 = inst.B * (inst.n - inst.B)
+    assert r.status == "time_limit" and r.features == list(start) and r.info["n1_steps"] == 1
+    assert slow.n < n1 / 2                              # the one N1 screening pass stopped early
+    assert r.n_svm_solves == 1                          # only the start: no re-fit chunk began
+
+
+def test_time_limit_holds_inside_acso_star_iteration(monkeypatch):
+    inst = synthetic(n_noise=17, sense="paper")
+    slow = SlowScreening(monkeypatch)
+    r = get_method("acso*", time_limit=0.1).solve(inst, start=(0, 4, 5))
+    assert r.status == "time_limit" and r.info["stopped_by"] == "time_limit" and r.ok
+    assert r.info["iterations"] == 0 and slow.n < inst.n
+
+
+def test_status_is_a_str_enum_and_json_keeps_the_string():
+    inst = synthetic()
+    r = get_method("ls").solve(inst, start=(7, 8, 9))
+    assert r.status is Status.CONVERGED and r.status == "converged" and f"{r.status}" == "converged"
+    assert '"status": "converged"' in r.to_json()
