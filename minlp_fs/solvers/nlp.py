@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
 from ..objective import svm_primal
 
 #: Hessian options of the NLP adapters (cyipopt, Knitro)
