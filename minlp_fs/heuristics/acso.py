@@ -161,10 +161,11 @@ class ACSOStar(ACSO):
         for lo in range(0, len(subsets), chunk):
             if fits and self._out_of_time(incumbent):
                 break
-            fits += refit(oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs)
-            optimal = [i for i, fit in enumerate(fits) if instance.proves_optimal(fit.value)]
-            if optimal:  # cut after the first: the same fits for any n_jobs
-                return fits[:optimal[0] + 1]
+            new = refit(oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs)
+            optimal = [i for i, fit in enumerate(new) if instance.proves_optimal(fit.value)]
+            if optimal:  # cut after the first: the same fits for any n_jobs (earlier chunks were checked)
+                return fits + new[:optimal[0] + 1]
+            fits += new
         return fits
 
     @on_one_blas_thread
