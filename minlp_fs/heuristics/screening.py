@@ -120,9 +120,9 @@ def swap_matrix(kernel, X: np.ndarray, v: np.ndarray, chosen, outside) -> np.nda
         v' K_{S-i+j} v = sum_{h,l} N_i[h, l] E_j[h, l],   N_i = K_{S-i} o v v',
 
     an inner product of two m x m matrices: one matrix product N (B x m^2) by E' (m^2 x (n-B)) gives
-    them all. Both are symmetric with unit diagonal in E_j, so only the pairs h < l enter (twice) and
-    the diagonal adds v'v. Cost: O(B (n-B) m^2 / 2) flops in BLAS and B + (n-B) exponentials of
-    m^2/2 entries, instead of B (n-B) of them; built in blocks of at most ``_BLOCK`` elements.
+    them all. Cost: O(B (n-B) m^2) flops in BLAS and B + (n-B) exponentials of m x m matrices,
+    instead of B (n-B) of them; built by broadcasting (contiguous, no index gathers) in blocks of
+    at most ``_BLOCK`` elements.
     """
     X = np.asarray(X, dtype=float)
     v = np.asarray(v, dtype=float)
@@ -167,23 +167,27 @@ def _gaussian_swaps(kernel, X, v, chosen, outside, out) -> None:
     """The Gaussian case of :func:`swap_matrix` (per-feature factors E_j, pairs h < l only)."""
     g = kernel.gamma
     m = X.shape[0]
-    h, l = np.triu_indices(m, 1)
-    vv = 2.0 * v[h] * v[l]  # each pair h < l stands for (h, l) and (l, h)
-    diag = 0.5 * float(v @ v)
-    Xc, Xo = X[:, chosen], X[:, outside]
-    rows = max(1, _BLOCK // max(1, h.size))
-    base = np.zeros(h.size)
-    for lo in range(0, len(chosen), rows):
-        D = Xc[h, lo:lo + rows] - Xc[l, lo:lo + rows]
-        base += np.einsum("pf,pf->p", D, D)
-    for lo in range(0, len(chosen), rows):
-        D = Xc[h, lo:lo + rows] - Xc[l, lo:lo + rows]
+    vv = np.multiply.outer(v, v).reshape(-1)
+    Xc, Xo = np.ascontiguousarray(X[:, chosen].T), np.ascontiguousarray(X[:, outside].T)
+
+    def factors(rows):
+        """[(x_hf - x_lf)^2]_{hl} flattened, one row per feature f of ``rows`` (broadcast, no gathers)."""
+        D = (rows[:, :, None] - rows[:, None, :]).reshape(rows.shape[0], m * m)
         D *= D
-        N = np.exp(-g * (base[:, None] - D))  # K_{S-i} on the pairs, one column per i
-        N *= vv[:, None]
-        for lo_j in range(0, len(outside), rows):
-            E = Xo[h, lo_j:lo_j + rows] - Xo[l, lo_j:lo_j + rows]
-            E *= E
+        return D
+
+    per = max(1, _BLOCK // (m * m))
+    base = np.zeros(m * m)
+    for lo in range(0, len(chosen), per):
+        base += factors(Xc[lo:lo + per]).sum(axis=0)
+    for lo in range(0, len(chosen), per):
+        N = factors(Xc[lo:lo + per])
+        N -= base
+        N *= g
+        np.exp(N, out=N)  # K_{S-i}, one row per i
+        N *= vv
+        for lo_j in range(0, len(outside), per):
+            E = factors(Xo[lo_j:lo_j + per])
             E *= -g
             np.exp(E, out=E)
-            out[lo:lo + rows, lo_j:lo_j + rows] = diag + 0.5 * (N.T @ E)
+            out[lo:lo + per, lo_j:lo_j + per] = 0.5 * (N @ E.T)
