@@ -34,6 +34,8 @@ class FixedAlpha:
         self.y = instance.y[self.sv]
         self.a = self.alpha[self.sv]
         self.kernel = instance.kernel
+        self.v = self.a * self.y
+        self.a_sum = float(self.a.sum())
         self._terms: dict[int, np.ndarray] = {}
 
     def term(self, j: int) -> np.ndarray:
@@ -63,8 +65,28 @@ class FixedAlpha:
         return values
 
     def value(self, subset) -> float:
-        """f(alpha_bar, subset)."""
+        """f(alpha_bar, subset); by :func:`poly_half_quad` (no kernel matrix) where that is cheaper."""
+        subset = list(subset)
+        if self._by_monomials(len(subset)):
+            return poly_half_quad(self.kernel, self.X[:, subset], self.v) - self.a_sum
         return self.value_of_base(self.base(subset))
+
+    def removal_value(self, kept, base: np.ndarray, j: int) -> float:
+        """f(alpha_bar, kept - {j}) given the base matrix of ``kept`` (used where it is cheaper)."""
+        if self._by_monomials(len(kept) - 1):
+            return poly_half_quad(self.kernel, self.X[:, [e for e in kept if e != j]], self.v) - self.a_sum
+        return self.value_of_base(base - self.term(j))
+
+    def _by_monomials(self, size: int) -> bool:
+        """A polynomial kernel's value of a ``size``-subset is cheaper from its C(size + d, d) monomials
+        (measured ~10 ns per monomial and support row, plus ~8 us of interpreter work per degree and
+        column) than from the kernel matrix (~0.1 ns per flop of the m^2 size product in BLAS, ~2 ns per
+        entry and degree for phi, ~1 ns per entry for the quadratic form): nanoseconds on one core."""
+        k = self.kernel
+        if not isinstance(k, PolynomialKernel) or size == 0:
+            return False
+        m, d = self.a.size, k.degree
+        return 10 * m * comb(size + d, d) + 8000 * d * size < m * m * (0.1 * size + 2 * d + 1)
 
     def removal_values(self, subset) -> dict:
         """{j: f(alpha_bar, subset - {j})} for every j in subset."""
@@ -85,6 +107,43 @@ class FixedAlpha:
         table = swap_matrix(self.kernel, self.X, self.a * self.y, chosen, outside) - float(self.a.sum())
         return {(j_out, j_in): float(table[r, c]) for r, j_out in enumerate(chosen)
                 for c, j_in in enumerate(outside)}
+
+
+def poly_half_quad(kernel, A: np.ndarray, v: np.ndarray) -> float:
+    """1/2 v' K v for the polynomial kernel K = (gamma A A' + c)^{.d} of the rows of A, from monomials.
+
+    Entrywise (gamma a_h'a_l + c)^d = sum_k binom(d, k) gamma^k c^(d-k) (a_h'a_l)^k, and by the
+    multinomial theorem (a_h'a_l)^k = sum_{|mu| = k} (k!/mu!) a_h^mu a_l^mu over the monomials
+    a^mu = prod_f a_f^mu_f of degree k in the B columns. So
+
+        v' K v = sum_{k=0}^{d} binom(d, k) gamma^k c^(d-k) sum_{|mu| = k} (k!/mu!) (sum_h v_h a_h^mu)^2:
+
+    O(m C(B + d, d)) work for the C(B + d, d) monomials instead of O(m^2 (B + d)) for the kernel
+    matrix and its quadratic form. The monomials of degree k are those of degree k - 1 times a
+    column f >= their last column (so each appears once, ordered by last column); the weight k!/mu!
+    is the parent's times k / mu_f.
+    """
+    g, c, d = kernel.gamma, kernel.coef0, kernel.degree
+    At = np.ascontiguousarray(np.asarray(A, dtype=float).T)  # columns as contiguous rows
+    Z = np.asarray(v, dtype=float)[None, :]  # rows v o a^mu of the current degree
+    last = np.full(1, -1)  # each monomial's last column (-1: the empty monomial)
+    mult = np.zeros(1)  # that column's exponent
+    weight = np.ones(1)  # k!/mu!
+    total = c ** d * float(Z.sum()) ** 2
+    for k in range(1, d + 1):
+        blocks, lasts, mults, weights = [], [], [], []
+        for f in range(At.shape[0]):
+            n_keep = int(np.searchsorted(last, f, side="right"))  # last is sorted: a prefix
+            e = np.where(last[:n_keep] == f, mult[:n_keep] + 1.0, 1.0)
+            blocks.append(Z[:n_keep] * At[f])
+            lasts.append(np.full(n_keep, f))
+            mults.append(e)
+            weights.append(weight[:n_keep] * (k / e))
+        Z, last = np.concatenate(blocks), np.concatenate(lasts)
+        mult, weight = np.concatenate(mults), np.concatenate(weights)
+        sums = Z.sum(axis=1)
+        total += comb(d, k) * g ** k * c ** (d - k) * float(weight @ (sums * sums))
+    return 0.5 * total
 
 
 #: upper bound on the elements of one temporary block of the Gaussian batch (32 MB of doubles)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.heuristics.screening import FixedAlpha, swap_matrix
+from minlp_fs.heuristics.screening import FixedAlpha, poly_half_quad, swap_matrix
 from minlp_fs.instance import make_instance
 from minlp_fs.objective import dual_objective
 
@@ -73,3 +73,44 @@ def test_swap_matrix_edge_cases(kernel):
     zero = swap_matrix(inst.kernel, X[:0], v[:0], [0], [1])  # alpha_bar = 0: an empty support
     assert zero.shape == (1, 1) and zero[0, 0] == 0.0
     assert FixedAlpha(inst, np.zeros(inst.m)).swap_values([0]) == {(0, j): 0.0 for j in range(1, inst.n)}
+
+
+@pytest.mark.parametrize("kernel", ["poly1", "poly2", "poly3", "poly5"])
+@pytest.mark.parametrize("scaling", ["minmax", "standard"])
+def test_monomial_quadratic_form_equals_the_kernel_matrix(kernel, scaling):
+    """poly_half_quad (the multinomial expansion) = 1/2 v'K v from the Gram matrix, for any subset size."""
+    for seed in range(6):
+        inst, alpha, subset = random_case(seed, kernel, "paper", scaling=scaling)
+        v = alpha * inst.y
+        for size in range(1, inst.n + 1):
+            cols = list(range(size))
+            K = inst.kernel.gram(inst.X, cols)
+            want = 0.5 * v @ K @ v
+            got = poly_half_quad(inst.kernel, inst.X[:, cols], v)
+            assert abs(got - want) <= 1e-10 * (0.5 * np.abs(v) @ np.abs(K) @ np.abs(v)), (seed, size)
+
+
+def test_value_and_removal_value_by_either_route_agree_with_the_direct_value():
+    """FixedAlpha.value / removal_value switch to monomials when cheaper (large support, small subset,
+    and for small subsets of a large support); both routes give the direct value."""
+    rng = np.random.default_rng(7)
+    routes = set()
+    for m, kernel in [(400, "poly2"), (400, "poly3"), (30, "poly3")]:
+        n = 12
+        X = rng.uniform(size=(m, n))
+        y = np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
+        inst = make_instance(X, y, B=3, kernel=kernel)
+        alpha = np.full(m, 1.0)
+        alpha[y < 0] *= (y > 0).sum() / (y < 0).sum()
+        fixed = FixedAlpha(inst, alpha)
+        for size in (1, 3, 6, n):
+            kept = sorted(rng.choice(n, size, replace=False).tolist())
+            routes.add(fixed._by_monomials(size))
+            want = dual_objective(alpha, inst.gram(kept), y)
+            assert fixed.value(kept) == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
+            base = fixed.base(kept)
+            for j in kept[:2]:
+                rest = [e for e in kept if e != j]
+                want = dual_objective(alpha, inst.gram(rest), y) if rest else -alpha.sum()
+                assert fixed.removal_value(kept, base, j) == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
+    assert routes == {True, False}  # both routes were exercised
