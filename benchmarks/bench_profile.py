@@ -7,9 +7,10 @@ synthetic instance (numba's compiled code loaded), on one BLAS thread, with ``n_
 the profiled thread). Per case the table gives the wall time under the profiler, the SVM solves and
 two shares of it: ``QP`` = time in :meth:`AlphaSubproblem.solve_gram` (the SMO solve itself) and
 ``solve`` = time in :meth:`AlphaSubproblem.solve` (the QP plus its Gram matrix and the objective of
-its answer), and the three functions with the largest own time besides the SMO and the oracle's own code (the Gram matrices of the solves count there). The section
-``bench_profile`` of RESULTS.md is replaced. Shares are what matter: the profiler's overhead inflates
-the Python-level parts, so absolute times are slower than the unprofiled bench_versions.py.
+its answer), and the three functions with the largest own time besides the SMO and the oracle's own
+code (the Gram matrices of the solves count there). The section ``bench_profile`` of RESULTS.md is
+replaced. Shares are what matter: the profiler's overhead inflates the Python-level parts, so absolute
+times are slower than the unprofiled bench_versions.py.
 """
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def main(argv=None) -> None:
                          f"{100 * r['qp'] / r['wall']:.0f}% | {r['solve']:.2f} | {100 * r['solve'] / r['wall']:.0f}% "
                          f"| {r['top']} |")
     text = (f"## Profile of the heuristics (bench_profile.py)\n\nCommand: `python benchmarks/bench_profile.py "
-            f"{' '.join(sys.argv[1:] if argv is None else argv)}` (from the repository root). Date: "
+            f"{' '.join(sys.argv[1:] if argv is None else argv)}".rstrip() + "` (from the repository root). Date: "
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, total {time.time() - t_start:.0f} s.\n"
             f"Machine: {machine()}. One run per case under cProfile (paper sense, n_jobs = 1, one BLAS thread, "
             f"after a warm-up). QP = time in the SMO solve (`AlphaSubproblem.solve_gram`); solve = time in "

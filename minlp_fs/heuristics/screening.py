@@ -8,10 +8,11 @@ With alpha fixed, only the support rows sv = {i : alpha_i > 0} enter f, and
 Single values, removal and addition scores are computed by :func:`minlp_fs.objective.dual_objective`
 on the support-restricted arrays (one base matrix of the current subset, updated per candidate in
 O(|sv|^2)), or, for a polynomial kernel where a cost model says it is cheaper (small subsets of a
-large support), from the subset's monomials (:func:`poly_half_quad`). The B(n-B) swap scores of N1 come in one batch from :func:`swap_matrix`, which regroups
-the same quadratic forms by the kernel's structure (binomial expansion for the polynomial kernel,
-per-feature factors for the Gaussian) instead of building a kernel matrix per swap; they agree with
-the direct computation to rounding (1e-10 of the quadratic form's scale, tested).
+large support), from the subset's monomials (:func:`poly_half_quad`). The B(n-B) swap scores of N1
+come in one batch from :func:`swap_matrix`, which regroups the same quadratic forms by the kernel's
+structure (binomial expansion for the polynomial kernel, per-feature factors for the Gaussian)
+instead of building a kernel matrix per swap. Both agree with the direct computation to rounding
+(1e-10 of the quadratic form's scale, tested).
 """
 from __future__ import annotations
 
