@@ -16,6 +16,7 @@ instead of building a kernel matrix per swap. Both agree with the direct computa
 """
 from __future__ import annotations
 
+import weakref
 from math import comb
 
 import numpy as np
@@ -102,11 +103,20 @@ class FixedAlpha:
         """{(j_out, j_in): f(alpha_bar, subset - j_out + j_in)} over the neighbourhood N1 (B(n-B) swaps).
 
         All B(n-B) values at once by :func:`swap_matrix` (no kernel matrix per swap); keys in the
-        order (j_out, j_in) ascending.
+        order (j_out, j_in) ascending. Gaussian kernel with a large support: the same sums over every
+        row with v = 0 off the support, against the instance's E_j computed once (:func:`_instance_factors`).
         """
         chosen = sorted(set(subset))
         outside = [j for j in range(self.instance.n) if j not in set(chosen)]
-        table = swap_matrix(self.kernel, self.X, self.a * self.y, chosen, outside) - float(self.a.sum())
+        factors = _instance_factors(self.instance, len(chosen), self.sv.size)
+        if factors is not None:  # every row, v = 0 off the support, the instance's E_j
+            v = np.zeros(self.instance.m)
+            v[self.sv] = self.v
+            table = np.empty((len(chosen), len(outside)))
+            _gaussian_swaps(self.kernel, self.instance.X, v, chosen, outside, table, factors)
+            table -= self.a_sum
+        else:
+            table = swap_matrix(self.kernel, self.X, self.v, chosen, outside) - self.a_sum
         return {(j_out, j_in): float(table[r, c]) for r, j_out in enumerate(chosen)
                 for c, j_in in enumerate(outside)}
 
@@ -224,8 +234,32 @@ def _poly_swaps(kernel, X, v, chosen, outside, out) -> None:
         out[r] = row
 
 
-def _gaussian_swaps(kernel, X, v, chosen, outside, out) -> None:
-    """The Gaussian case of :func:`swap_matrix` (per-feature factors E_j, pairs h < l only)."""
+#: instance -> its Gaussian factors E_j = exp(-gamma T_j) of every feature on every row (n x m^2)
+_FACTORS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _instance_factors(instance, B: int, n_support: int):
+    """The instance's E_j (computed once, kept while the instance lives) when reusing them is cheaper
+    than building E_j on the support: a Gaussian kernel, n m^2 within ``_BLOCK`` and, by a cost count
+    of exponentials and products, a support large against m (paper-sense alphas); else None."""
+    m, n = instance.m, instance.n
+    if not isinstance(instance.kernel, GaussianKernel) or n * m * m > _BLOCK \
+            or n * n_support ** 2 <= B * m * m * (1 + 0.07 * n):
+        return None
+    E = _FACTORS.get(instance)
+    if E is None:
+        Xt = np.ascontiguousarray(instance.X.T)
+        E = (Xt[:, :, None] - Xt[:, None, :]).reshape(n, m * m)
+        E *= E
+        E *= -instance.kernel.gamma
+        np.exp(E, out=E)
+        _FACTORS[instance] = E
+    return E
+
+
+def _gaussian_swaps(kernel, X, v, chosen, outside, out, all_factors=None) -> None:
+    """The Gaussian case of :func:`swap_matrix` (per-feature factors E_j). ``all_factors``: E_j of every
+    column of X (n x m^2) if known; then one product with all of them, the outside columns kept."""
     g = kernel.gamma
     m = X.shape[0]
     vv = np.multiply.outer(v, v).reshape(-1)
@@ -247,6 +281,9 @@ def _gaussian_swaps(kernel, X, v, chosen, outside, out) -> None:
         N *= g
         np.exp(N, out=N)  # K_{S-i}, one row per i
         N *= vv
+        if all_factors is not None:
+            out[lo:lo + per] = 0.5 * (N @ all_factors.T)[:, outside]
+            continue
         for lo_j in range(0, len(outside), per):
             E = factors(Xo[lo_j:lo_j + per])
             E *= -g

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.heuristics.screening import FixedAlpha, poly_half_quad, swap_matrix
+from minlp_fs.heuristics.screening import FixedAlpha, _instance_factors, poly_half_quad, swap_matrix
 from minlp_fs.instance import make_instance
 from minlp_fs.objective import dual_objective
 
@@ -114,3 +114,17 @@ def test_value_and_removal_value_by_either_route_agree_with_the_direct_value():
                 want = dual_objective(alpha, inst.gram(rest), y) if rest else -alpha.sum()
                 assert fixed.removal_value(kept, base, j) == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
     assert routes == {True, False}  # both routes were exercised
+
+
+def test_gaussian_swaps_by_the_instance_factors_and_on_the_support_agree_with_the_direct_computation():
+    """Large supports reuse the instance's E_j over every row (v = 0 off the support), small ones build
+    E_j on the support: both routes are taken over these cases and both give the direct values."""
+    routes = set()
+    for seed in range(8):
+        inst, alpha, subset = random_case(seed, "rbf", "fit")
+        fixed = FixedAlpha(inst, alpha)
+        routes.add(_instance_factors(inst, len(subset), fixed.sv.size) is not None)
+        got = fixed.swap_values(subset)
+        want, scale = direct(inst, alpha, subset)
+        assert max(abs(got[k] - want[k]) for k in want) <= 1e-10 * scale, seed
+    assert routes == {True, False}
