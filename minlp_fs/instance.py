@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from numbers import Number
+from functools import cached_property
 
 import numpy as np
 
@@ -54,8 +55,9 @@ class Instance:
         """+1 in the paper's sense (minimise g), -1 in the fit sense (maximise g)."""
         return 1.0 if self.sense == "paper" else -1.0
 
-    @property
+    @cached_property
     def trivial_bound(self) -> float:
+        """-2C min(|I+|, |I-|) (Remark 1), computed once per instance: the hot paths test every fit."""
         return trivial_bound(self.y, self.C)
 
     def gram(self, subset) -> np.ndarray:
@@ -76,7 +78,7 @@ class Instance:
 
     def is_degenerate(self, value: float) -> bool:
         """The value attains the trivial bound: one-class SVM, every minority alpha at C."""
-        return attains_trivial_bound(value, self.y, self.C)
+        return attains_trivial_bound(value, self.y, self.C, bound=self.trivial_bound)
 
     def proves_optimal(self, value: float) -> bool:
         """In the paper sense a value at the trivial bound is globally optimal (Remark 1): stop there."""

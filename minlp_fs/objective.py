@@ -85,9 +85,10 @@ def trivial_bound(y: np.ndarray, C: float) -> float:
     return -2.0 * C * min(n_pos, y.size - n_pos)
 
 
-def attains_trivial_bound(value: float, y: np.ndarray, C: float, rtol: float = 1e-6) -> bool:
-    """True when ``value`` equals the trivial bound to relative tolerance ``rtol``."""
-    bound = trivial_bound(y, C)
+def attains_trivial_bound(value: float, y: np.ndarray, C: float, rtol: float = 1e-6,
+                          bound: float | None = None) -> bool:
+    """True when ``value`` equals the trivial bound to relative tolerance ``rtol`` (``bound``: it precomputed)."""
+    bound = trivial_bound(y, C) if bound is None else bound
     return value <= bound + rtol * abs(bound)
 
 

@@ -56,17 +56,18 @@ def test_deadline_is_one_instant_and_raises_the_stop_signal():
 
 
 class SlowScreening:
-    """Every fixed-alpha evaluation (screening, greedy) takes ``delay`` s; the deadline is checked each time."""
+    """Every fixed-alpha evaluation (screening, greedy) takes ``delay`` s; the deadline is checked each time
+    (a batch of swap values is counted, and the deadline checked, per block of rows)."""
 
     def __init__(self, monkeypatch, delay=0.01):
         self.n = 0
-        real = screening.dual_objective
+        real = screening.FixedAlpha._count
 
-        def slow(*args, **kwargs):
-            self.n += 1
-            time.sleep(delay)
-            return real(*args, **kwargs)
-        monkeypatch.setattr(screening, "dual_objective", slow)
+        def slow(fixed, evaluations=1):
+            self.n += evaluations
+            time.sleep(delay * evaluations)
+            return real(fixed, evaluations)
+        monkeypatch.setattr(screening.FixedAlpha, "_count", slow)
         monkeypatch.setattr(screening, "CHECK_EVERY", 1)
 
 

@@ -173,10 +173,11 @@ class ACSOStar(ACSO):
         for lo in range(0, len(subsets), chunk):
             if fits and run.deadline.expired():
                 break
-            fits += refit(run.oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs)
-            optimal = [i for i, fit in enumerate(fits) if run.instance.proves_optimal(fit.value)]
-            if optimal:  # cut after the first: the same fits for any n_jobs
-                return fits[:optimal[0] + 1]
+            new = refit(run.oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs)
+            optimal = [i for i, fit in enumerate(new) if run.instance.proves_optimal(fit.value)]
+            if optimal:  # cut after the first: the same fits for any n_jobs (earlier chunks were checked)
+                return fits + new[:optimal[0] + 1]
+            fits += new
         return fits
 
     def _iterate(self, run, centre) -> StoppedBy:

@@ -60,10 +60,10 @@ def _ground(fixed, start, B) -> list:
     return ground
 
 
-def _removal_value(fixed, base, j) -> float:
+def _removal_value(fixed, kept, base, j) -> float:
     """f(alpha_bar, K - j) from the base matrix of K, kept up to date by one subtraction per removal
-    (the one arithmetic both greedies share)."""
-    return fixed.value_of_base(base - fixed.term(j))
+    (the one arithmetic both greedies share: :meth:`FixedAlpha.removal_value`)."""
+    return fixed.removal_value(kept, base, j)
 
 
 class Greedy(NamedTuple):
@@ -86,7 +86,7 @@ def plain_greedy(fixed, B: int, start=None, sign: float | None = None) -> Greedy
     f_kept = fixed.value_of_base(base)
     n_evals, order = 1, []
     while len(kept) > B:
-        values = {j: _removal_value(fixed, base, j) for j in kept}
+        values = {j: _removal_value(fixed, kept, base, j) for j in kept}
         n_evals += len(kept)
         j = min(kept, key=lambda e: (-(sign * (f_kept - values[e])), e))
         kept.remove(j)
@@ -111,7 +111,7 @@ def lazy_greedy(fixed, B: int, start=None) -> Greedy:
     f_kept = fixed.value_of_base(base)
     if len(kept) == B:
         return Greedy(tuple(kept), 1, [])
-    values = {j: _removal_value(fixed, base, j) for j in kept}
+    values = {j: _removal_value(fixed, kept, base, j) for j in kept}
     n_evals, order, it = 1 + len(kept), [], 0
     heap = [(-(f_kept - values[j]), j) for j in kept]
     heapq.heapify(heap)
@@ -121,7 +121,7 @@ def lazy_greedy(fixed, B: int, start=None) -> Greedy:
             _, j = heapq.heappop(heap)
             if fresh[j] == it:
                 break
-            values[j], fresh[j] = _removal_value(fixed, base, j), it
+            values[j], fresh[j] = _removal_value(fixed, kept, base, j), it
             n_evals += 1
             heapq.heappush(heap, (-(f_kept - values[j]), j))
         kept.remove(j)

@@ -1,0 +1,111 @@
+"""Where the heuristics spend their time: cProfile of LS*, ACSO* and RFE2, share of time in SVM solves.
+
+    python benchmarks/bench_profile.py [--data-dir ../shared/datasets] [--quick] [--output RESULTS.md]
+
+Each case runs once in this process under cProfile, after a warm-up of every method on a small
+synthetic instance (numba's compiled code loaded), on one BLAS thread, with ``n_jobs = 1`` (all work in
+the profiled thread). Per case the table gives the wall time under the profiler, the SVM solves and
+two shares of it: ``QP`` = time in :meth:`AlphaSubproblem.solve_gram` (the SMO solve itself) and
+``solve`` = time in :meth:`AlphaSubproblem.solve` (the QP plus its Gram matrix and the objective of
+its answer), and the three functions with the largest own time besides the SMO and the oracle's own
+code (the Gram matrices of the solves count there). The section ``bench_profile`` of RESULTS.md is
+replaced. Shares are what matter: the profiler's overhead inflates the Python-level parts, so absolute
+times are slower than the unprofiled bench_versions.py.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+#: (dataset, kernel, B, method): three datasets, the same sense (paper)
+CASES = [(d, k, B, meth) for d, k, B in [("ionosphere", "poly3", 10), ("bcd", "poly2", 6), ("cleveland", "poly3", 4)]
+         for meth in ["ls*", "acso*", "rfe2"]]
+QUICK = [c for c in CASES if c[0] == "ionosphere"]
+
+
+def _cum(stats: pstats.Stats, func_name: str, file_end: str) -> tuple[float, int]:
+    """(cumulative time, primitive calls) of one function in a profile."""
+    for (file, _, name), (cc, _nc, _tt, ct, _callers) in stats.stats.items():
+        if name == func_name and file.endswith(file_end):
+            return ct, cc
+    return 0.0, 0
+
+
+def _top_outside(stats: pstats.Stats, k: int = 3) -> str:
+    """The ``k`` functions with the largest own time, the SMO and the oracle's own code excluded."""
+    skip = ("smo.py", "oracle.py", "libsvm.py", "neighbours.py", "threading.py", "profile")
+    rows = sorted(((tt, name, Path(file).name) for (file, _, name), (_, _, tt, _, _) in stats.stats.items()
+                   if not Path(file).name.startswith(skip) and not name.startswith("<")),
+                  reverse=True)[:k]
+    return ", ".join(f"{file}:{name} {tt:.2f}s" for tt, name, file in rows)
+
+
+def profile_case(dataset, kernel, B, method, data_dir) -> dict:
+    from minlp_fs.api import solve
+    from minlp_fs.datasets import load_dataset
+    from minlp_fs.instance import make_instance
+
+    data = load_dataset(dataset, data_dir)
+    inst = make_instance(data.X, data.y, B=B, kernel=kernel, sense="paper", name=data.name)
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    res = solve(inst, method=method)
+    prof.disable()
+    wall = time.perf_counter() - t0
+    stats = pstats.Stats(prof)
+    qp, _ = _cum(stats, "solve_gram", "oracle.py")
+    whole, _ = _cum(stats, "solve", "oracle.py")
+    return {"case": (dataset, kernel, B, method), "wall": wall, "solves": res.n_svm_solves, "qp": qp,
+            "solve": whole, "top": _top_outside(stats), "objective": res.objective}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data-dir", default=os.environ.get("MINLP_FS_DATA") or str(ROOT.parent / "shared" / "datasets"))
+    ap.add_argument("--quick", action="store_true", help="ionosphere only")
+    ap.add_argument("--output", default=str(HERE / "RESULTS.md"))
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from threadpoolctl import threadpool_limits
+
+    from minlp_fs.api import solve
+    from minlp_fs.datasets import make_synthetic
+    from minlp_fs.experiments.report import machine, write_section
+    from minlp_fs.instance import make_instance
+
+    cases = QUICK if args.quick else CASES
+    t_start = time.time()
+    lines = ["| dataset | kernel | B | method | wall (s) | solves | QP (s) | QP share | solve (s) | solve share "
+             "| largest own times (SMO excluded) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    with threadpool_limits(1):
+        d = make_synthetic(m=60, seed=0)
+        for method in sorted({c[3] for c in cases}):
+            solve(make_instance(d.X, d.y, B=3, kernel="poly2"), method=method)
+        for case in cases:
+            r = profile_case(*case, args.data_dir)
+            print(r, file=sys.stderr, flush=True)
+            lines.append(f"| {' | '.join(map(str, case))} | {r['wall']:.2f} | {r['solves']} | {r['qp']:.2f} | "
+                         f"{100 * r['qp'] / r['wall']:.0f}% | {r['solve']:.2f} | {100 * r['solve'] / r['wall']:.0f}% "
+                         f"| {r['top']} |")
+    text = (f"## Profile of the heuristics (bench_profile.py)\n\nCommand: `python benchmarks/bench_profile.py "
+            f"{' '.join(sys.argv[1:] if argv is None else argv)}".rstrip() + "` (from the repository root). Date: "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, total {time.time() - t_start:.0f} s.\n"
+            f"Machine: {machine()}. One run per case under cProfile (paper sense, n_jobs = 1, one BLAS thread, "
+            f"after a warm-up). QP = time in the SMO solve (`AlphaSubproblem.solve_gram`); solve = time in "
+            f"`AlphaSubproblem.solve` (QP + the subset's Gram + the objective of the answer); shares of the "
+            f"wall time under the profiler.\n\n" + "\n".join(lines))
+    write_section(args.output, "bench_profile", text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

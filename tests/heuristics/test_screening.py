@@ -1,0 +1,130 @@
+"""Batched swap screening (screening.swap_matrix) against the direct computation, one kernel per swap."""
+import numpy as np
+import pytest
+
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.heuristics.screening import FixedAlpha, _instance_factors, poly_half_quad, swap_matrix
+from minlp_fs.instance import make_instance
+from minlp_fs.objective import dual_objective
+
+KERNELS = ["poly1", "poly2", "poly3", "poly5", "rbf"]
+
+
+def random_case(seed, kernel, sense, scaling="minmax", gamma=None):
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(12, 40)), int(rng.integers(3, 11))
+    X = rng.normal(size=(m, n)) * rng.uniform(0.5, 3.0, size=n)
+    y = np.where(rng.uniform(size=m) < rng.uniform(0.25, 0.75), 1.0, -1.0)
+    y[:2] = [1.0, -1.0]
+    inst = make_instance(X, y, B=int(rng.integers(1, n)), kernel=kernel, sense=sense, scaling=scaling,
+                         gamma=gamma, C=float(rng.choice([0.5, 10.0])))
+    if seed % 2:  # a real SVM solution: sparse support, some alpha at C
+        alpha = AlphaSubproblem(inst).solve(sorted(rng.choice(n, int(rng.integers(1, n + 1)), replace=False))).alpha
+    else:  # every alpha_i > 0, feasible
+        alpha = rng.uniform(0.1, 1.0, size=m)
+        alpha[y < 0] *= alpha[y > 0].sum() / alpha[y < 0].sum()
+        alpha *= 0.9 * inst.C / alpha.max()
+    subset = tuple(sorted(rng.choice(n, inst.B, replace=False).tolist()))
+    return inst, alpha, subset
+
+
+def direct(inst, alpha, subset):
+    """{(i, j): f(alpha, S - i + j)} from a Gram matrix per swap, and the scale 1/2|v|'|K||v| + e'alpha."""
+    values, scale = {}, 0.0
+    v = np.abs(alpha * inst.y)
+    for i in subset:
+        for j in range(inst.n):
+            if j not in subset:
+                K = inst.kernel.gram(inst.X, sorted(set(subset) - {i} | {j}))
+                values[i, j] = dual_objective(alpha, K, inst.y)
+                scale = max(scale, 0.5 * v @ np.abs(K) @ v + alpha.sum())
+    return values, scale
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_swap_values_equal_the_direct_computation(kernel, sense):
+    for seed in range(8):
+        inst, alpha, subset = random_case(seed, kernel, sense)
+        got = FixedAlpha(inst, alpha).swap_values(subset)
+        want, scale = direct(inst, alpha, subset)
+        assert list(got) == list(want)  # the order (j_out, j_in) ascending
+        err = max(abs(got[k] - want[k]) for k in want)
+        assert err <= 1e-10 * scale, (kernel, sense, seed, err, scale)
+
+
+@pytest.mark.parametrize("gamma", [0.1, 1.0])
+def test_degree_five_with_signed_data_has_no_cancellation_beyond_the_direct_formula(gamma):
+    """Standard scaling makes the base entries signed, so the binomial terms of (P_i + gamma x_j x_j')^5
+    alternate in sign; the values still agree to 1e-10 of the quadratic form's scale."""
+    for seed in range(6):
+        inst, alpha, subset = random_case(seed, "poly5", "paper", scaling="standard", gamma=gamma)
+        got = FixedAlpha(inst, alpha).swap_values(subset)
+        want, scale = direct(inst, alpha, subset)
+        err = max(abs(got[k] - want[k]) for k in want)
+        assert err <= 1e-10 * scale, (seed, gamma, err, scale)
+
+
+@pytest.mark.parametrize("kernel", ["poly3", "rbf"])
+def test_swap_matrix_edge_cases(kernel):
+    inst, alpha, subset = random_case(3, kernel, "paper")
+    X, v = inst.X, alpha * inst.y
+    assert swap_matrix(inst.kernel, X, v, list(range(inst.n)), []).shape == (inst.n, 0)
+    zero = swap_matrix(inst.kernel, X[:0], v[:0], [0], [1])  # alpha_bar = 0: an empty support
+    assert zero.shape == (1, 1) and zero[0, 0] == 0.0
+    assert FixedAlpha(inst, np.zeros(inst.m)).swap_values([0]) == {(0, j): 0.0 for j in range(1, inst.n)}
+
+
+@pytest.mark.parametrize("kernel", ["poly1", "poly2", "poly3", "poly5"])
+@pytest.mark.parametrize("scaling", ["minmax", "standard"])
+def test_monomial_quadratic_form_equals_the_kernel_matrix(kernel, scaling):
+    """poly_half_quad (the multinomial expansion) = 1/2 v'K v from the Gram matrix, for any subset size."""
+    for seed in range(6):
+        inst, alpha, subset = random_case(seed, kernel, "paper", scaling=scaling)
+        v = alpha * inst.y
+        for size in range(1, inst.n + 1):
+            cols = list(range(size))
+            K = inst.kernel.gram(inst.X, cols)
+            want = 0.5 * v @ K @ v
+            got = poly_half_quad(inst.kernel, inst.X[:, cols], v)
+            assert abs(got - want) <= 1e-10 * (0.5 * np.abs(v) @ np.abs(K) @ np.abs(v)), (seed, size)
+
+
+def test_value_and_removal_value_by_either_route_agree_with_the_direct_value():
+    """FixedAlpha.value / removal_value switch to monomials when cheaper (large support, small subset,
+    and for small subsets of a large support); both routes give the direct value."""
+    rng = np.random.default_rng(7)
+    routes = set()
+    for m, kernel in [(400, "poly2"), (400, "poly3"), (30, "poly3")]:
+        n = 12
+        X = rng.uniform(size=(m, n))
+        y = np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
+        inst = make_instance(X, y, B=3, kernel=kernel)
+        alpha = np.full(m, 1.0)
+        alpha[y < 0] *= (y > 0).sum() / (y < 0).sum()
+        fixed = FixedAlpha(inst, alpha)
+        for size in (1, 3, 6, n):
+            kept = sorted(rng.choice(n, size, replace=False).tolist())
+            routes.add(fixed._by_monomials(size))
+            want = dual_objective(alpha, inst.gram(kept), y)
+            assert fixed.value(kept) == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
+            base = fixed.base(kept)
+            for j in kept[:2]:
+                rest = [e for e in kept if e != j]
+                want = dual_objective(alpha, inst.gram(rest), y) if rest else -alpha.sum()
+                assert fixed.removal_value(kept, base, j) == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
+    assert routes == {True, False}  # both routes were exercised
+
+
+def test_gaussian_swaps_by_the_instance_factors_and_on_the_support_agree_with_the_direct_computation():
+    """Large supports reuse the instance's E_j over every row (v = 0 off the support), small ones build
+    E_j on the support: both routes are taken over these cases and both give the direct values."""
+    routes = set()
+    for seed in range(8):
+        inst, alpha, subset = random_case(seed, "rbf", "fit")
+        fixed = FixedAlpha(inst, alpha)
+        routes.add(_instance_factors(inst, len(subset), fixed.sv.size) is not None)
+        got = fixed.swap_values(subset)
+        want, scale = direct(inst, alpha, subset)
+        assert max(abs(got[k] - want[k]) for k in want) <= 1e-10 * scale, seed
+    assert routes == {True, False}
