@@ -243,3 +243,22 @@ def test_an_overflowed_gram_is_an_error_not_a_value(small_poly_instance):
     for backend in ("smo", "libsvm"):
         with pytest.raises(NonFiniteError):
             AlphaSubproblem(inst, backend=backend).solve((0, 1, 2))
+
+
+def test_an_smo_solve_at_its_iteration_limit_is_never_taken_as_exact(small_poly_instance, monkeypatch):
+    """SMO stopped by max_iter (not at the KKT tolerance) is solved again by libsvm, and counted."""
+    from functools import partial
+
+    from minlp_fs.alpha import oracle as oracle_module
+
+    inst = small_poly_instance
+    subset = tuple(range(inst.B))
+    exact = AlphaSubproblem(inst, backend="libsvm").solve(subset).value
+    capped = smo_solve(inst.gram(subset), inst.y, inst.C, max_iter=2)
+    assert capped.hit_iteration_limit and not capped.stopped_early
+    monkeypatch.setattr(oracle_module, "smo_solve", partial(oracle_module.smo_solve, max_iter=2))
+    oracle = AlphaSubproblem(inst)
+    fit = oracle.solve(subset)
+    assert fit.exact and oracle.n_fallbacks == 1
+    assert fit.value == pytest.approx(exact, rel=1e-6)
+    assert not smo_solve(inst.gram(subset), inst.y, inst.C).hit_iteration_limit

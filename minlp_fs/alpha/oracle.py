@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..objective import NonFiniteError, dual_objective
+from ..options import check_value
 from .libsvm import libsvm_solve
 from .neighbours import GaussianTables, NeighbourGrams
 from .smo import feasible_start, smo_solve
@@ -51,8 +52,7 @@ class AlphaSubproblem:
     def __init__(self, instance, backend: str = "smo", tol: float = DEFAULT_TOL, cache: bool = True):
         if backend not in BACKENDS:
             raise InputError(f"unknown alpha-subproblem backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < 1:
-            raise InputError(f"tol must be a number in (0, 1); got {tol!r}")
+        check_value("alpha-subproblem", "tol", tol, float, low=0, high=1, low_open=True, high_open=True)
         self.instance = instance
         self.backend = backend
         self.tol = tol
@@ -63,6 +63,8 @@ class AlphaSubproblem:
         self.n_solves = 0
         self.n_cache_hits = 0
         self.n_stopped_early = 0
+        #: SMO solves that hit the iteration limit and were solved again by libsvm
+        self.n_fallbacks = 0
         self._tables = GaussianTables(instance) if instance.kernel.multiplicative else None
 
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
@@ -93,7 +95,11 @@ class AlphaSubproblem:
             smo = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below,
                             grad0=grad0)
             alpha, exact = smo.alpha, not smo.stopped_early
-            if stats is not None:
+            if smo.hit_iteration_limit:  # not converged: never taken as exact; libsvm's solver instead
+                alpha = libsvm_solve(K, inst.y, inst.C, tol=self.tol)
+                with self._lock:
+                    self.n_fallbacks += 1
+            elif stats is not None:
                 stats["value"] = smo.value
         with self._lock:
             self.n_solves += 1

@@ -270,14 +270,16 @@ class SmoResult:
     """What :func:`smo_solve` returns.
 
     ``alpha``: optimal, or only feasible when ``stopped_early`` (the optimum g was proven above
-    ``above`` or below ``below``); ``iterations``: SMO steps taken; ``value``: f(alpha) as SMO tracked
-    it (O(1) per step; accurate to rounding drift).
+    ``above`` or below ``below``) or when ``hit_iteration_limit`` (``max_iter`` steps without reaching
+    the KKT tolerance: not a solution to trust); ``iterations``: SMO steps taken; ``value``: f(alpha) as
+    SMO tracked it (O(1) per step; accurate to rounding drift).
     """
 
     alpha: np.ndarray
     iterations: int
     stopped_early: bool
     value: float
+    hit_iteration_limit: bool = False
 
 
 def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
@@ -301,7 +303,8 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
         _full_gradient(K, y, alpha, grad)
     iters, pruned, value = _smo(K, y, float(C), alpha, grad, float(tol), max_iter, shrinking, float(above),
                                 float(below))
-    return SmoResult(alpha, int(iters), bool(pruned), float(value))
+    return SmoResult(alpha, int(iters), bool(pruned), float(value),
+                     hit_iteration_limit=not pruned and int(iters) >= max_iter)
 
 
 def feasible_start(alpha0: np.ndarray | None, y: np.ndarray, C: float) -> np.ndarray:

@@ -8,11 +8,11 @@ unit), ``experiments/raw/<tag>.meta.json`` (the command, machine and date of the
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import check_integer
+from ..workers import cap_jobs
 from .slices import SLICES
 
 
@@ -38,6 +38,8 @@ class BenchConfig:
 
     def __post_init__(self):
         check_integer("bench", "--jobs", self.jobs, 1)
+        if self.scheduler is None:  # workers on this machine: at most its CPUs (a cluster has its own)
+            self.jobs = cap_jobs(self.jobs, "bench --jobs")
 
     @property
     def tag(self) -> str:
@@ -62,7 +64,3 @@ class BenchConfig:
     def link(self, path: Path) -> str:
         """A markdown image link to a figure, relative to the output folder."""
         return f"![{path.stem}]({path.relative_to(Path(self.out)).as_posix()})"
-
-
-def n_cores() -> int:
-    return os.cpu_count() or 1

@@ -100,7 +100,7 @@ class _SwapSearch(Method):
 
     @on_one_blas_thread
     def _search(self, run):
-        instance, oracle, inc = run.instance, run.oracle, run.incumbent
+        oracle, inc = run.oracle, run.incumbent
         subset = run.start()
         run.info["start"] = list(subset)
         centre = oracle.solve(subset)

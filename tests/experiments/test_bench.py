@@ -226,3 +226,16 @@ def test_lines_that_are_not_records_are_named_once_and_the_run_goes_on(tmp_path,
     assert "cut a torn last line (line 17)" in err and "Traceback" not in err
     assert err.count("skipped 4 line(s) that are not records (line 13, 14, 15, 16)") == 1
     assert "0 units run, 12 already in the raw file" in err
+
+
+def test_jobs_above_the_cpus_are_capped_with_a_warning_unless_a_scheduler_runs_them():
+    import warnings
+
+    from minlp_fs.experiments.config import BenchConfig
+    from minlp_fs.workers import JobsCappedWarning, cpu_count
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert BenchConfig("certified", jobs=100_000).jobs == cpu_count()
+    assert any(issubclass(w.category, JobsCappedWarning) and "bench --jobs" in str(w.message) for w in caught)
+    assert BenchConfig("certified", jobs=100_000, backend="dask", scheduler="tcp://127.0.0.1:1").jobs == 100_000

@@ -13,7 +13,8 @@ from dataclasses import replace
 
 from .. import figures, metrics, tables
 from ..budget import choose_bmax, measure_qp_time
-from ..config import BenchConfig, n_cores
+from ...workers import cpu_count
+from ..config import BenchConfig
 from ..grids import certified_grid, dataset_shape, solver_budget
 from ..store import StoreWarning, read_json, write_json
 from ..units import solve_unit as unit
@@ -59,7 +60,7 @@ def plans(cfg: BenchConfig, measure: bool = True) -> list:
         m, n = dataset_shape(ds, cfg.data_dir)
         t = sum(times.get(f"{ds}|{k}", math.nan) for k in kernels) / len(kernels)
         out.append(choose_bmax(ds, n, m, t, len(kernels), len(senses), cfg.pick("hours"),
-                               n_cores=n_cores(), b_cap=cfg.slice.b_cap))
+                               n_cores=cpu_count(), b_cap=cfg.slice.b_cap))
     return out
 
 
@@ -82,8 +83,8 @@ def _hours(plan, digits: int) -> str:
 
 def plan_lines(cfg: BenchConfig, grid, plan) -> list:
     unmeasured = _unmeasured(plan)
-    lines = ["", tables.coverage_table(plan, [], n_cores()),
-             f"\nestimated enumeration: {_hours(plan, 2)} wall on {os.cpu_count()} core(s)"]
+    lines = ["", tables.coverage_table(plan, [], cpu_count()),
+             f"\nestimated enumeration: {_hours(plan, 2)} wall on {cpu_count()} core(s)"]
     if unmeasured:
         lines.append(f"QP time not measured yet for {', '.join(unmeasured)} (the run measures it, about 1.5 s per "
                      "dataset and kernel): their B_max is bounded by C(n, B) <= 1e8 and n/2 only")
@@ -98,18 +99,18 @@ def _load_note(cfg: BenchConfig) -> str:
 def render(cfg: BenchConfig, grid, plan, records) -> tuple:
     lines = ["#### Coverage (Table cert-coverage); <u>B_max</u> < floor(n/2)", "",
              f"Budget: {cfg.pick('hours'):g} h of enumeration per dataset on this machine's "
-             f"{os.cpu_count()} core(s){_load_note(cfg)}, "
+             f"{cpu_count()} core(s){_load_note(cfg)}, "
              f"C(n, B) <= 1e8" + (f", B <= {cfg.slice.b_cap}" if cfg.slice.b_cap else "")
              + "; QPs planned count both senses and all kernels of the slice (the paper sense stops early "
                "at the trivial bound, so it solves fewer). Paper: 128 vCPUs.", "",
-             tables.coverage_table(plan, records, n_cores()), ""]
+             tables.coverage_table(plan, records, cpu_count()), ""]
     full = replace(cfg, quick=False)
     if cfg.quick and full.path("raw", ".qp_times.json").is_file():
         full_grid, p = build(full, measure=False)
         lines += [f"Plan of the full grid (`minlp-fs bench certified --dry-run`, {full.pick('hours'):g} h per "
                   f"dataset{_load_note(full)}): {_hours(p, 1)} of enumeration in all; "
                   f"{solver_budget(full_grid.units)}; not run yet.", "",
-                  tables.coverage_table(p, [], n_cores()), ""]
+                  tables.coverage_table(p, [], cpu_count()), ""]
     summ = metrics.certified_summary(records)
     figs = []
     for sense in cfg.pick("senses"):
