@@ -95,6 +95,21 @@ def plain_greedy(fixed, B: int, start=None, sign: float | None = None) -> Greedy
     return Greedy(tuple(kept), n_evals, order)
 
 
+def ranked_removal(fixed, B: int, start=None, sign: float | None = None) -> Greedy:
+    """Remove in one pass the features of ``start`` whose single removal has the largest gains
+    sign * (f(K) - f(K - j)) until B remain (ties to the smallest index): |start| evaluations instead of
+    :func:`plain_greedy`'s O(|start|^2), the same subset when one feature goes. A bounded finish for
+    a search stopped by its time limit or Ctrl-C (RFE), where nothing may run long any more."""
+    sign = fixed.instance.sign if sign is None else float(sign)
+    kept = _ground(fixed, start, B)
+    base = fixed.base(kept)
+    f_kept = fixed.value_of_base(base)
+    values = {j: _removal_value(fixed, kept, base, j) for j in kept}
+    order = sorted(kept, key=lambda e: (-(sign * (f_kept - values[e])), e))[:len(kept) - B]
+    removed = set(order)
+    return Greedy(tuple(e for e in kept if e not in removed), 1 + len(kept), order)
+
+
 def lazy_greedy(fixed, B: int, start=None) -> Greedy:
     """Minoux's lazy greedy for max H (paper's sense): the same set as :func:`plain_greedy` with sign +1.
 

@@ -12,20 +12,23 @@ yields the best f in the instance's sense (the paper's: the smallest f of proble
   previous chunks stops early, which changes no decision.
 
 Neither takes a start. ``info["elimination_order"]`` lists the removed features, first removed
-first (a scikit-learn ``ranking_`` follows from it). If the time limit or Ctrl-C stops the
-elimination early, the remaining removals are made at the current alpha by the fixed-alpha greedy,
-so a feasible B-subset is always returned (status ``time_limit`` / ``interrupted``).
+first (a scikit-learn ``ranking_`` follows from it). Every fixed-alpha ranking checks the time limit
+(:class:`~.screening.FixedAlpha` with the run's deadline). If the time limit or Ctrl-C stops the
+elimination early, the remaining removals are made at the current alpha in one ranking pass
+(:func:`~.greedy.ranked_removal`: one evaluation per kept feature, so the finish stays short even
+on 10^5 features), so a feasible B-subset is always returned (status ``time_limit`` / ``interrupted``).
 """
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..blas import on_one_blas_thread
 from ..methods import Method
 from ..options import n_jobs_option, time_limit_option
 from ..result import Status
-from .greedy import plain_greedy
+from .greedy import ranked_removal
 from .refit import best_refit
 from .screening import FixedAlpha
 
@@ -35,7 +38,7 @@ class _RFE(Method):
     time_limit: float | None = time_limit_option()
 
     @abstractmethod
-    def _eliminate(self, instance, oracle, kept, fit):
+    def _eliminate(self, run, kept, fit):
         """(feature to remove, exact fit of the subset without it)."""
 
     @on_one_blas_thread
@@ -46,13 +49,13 @@ class _RFE(Method):
         try:
             while len(kept) > instance.B:
                 run.deadline.check()
-                j, fit = self._eliminate(instance, oracle, kept, fit)
+                j, fit = self._eliminate(run, kept, fit)
                 kept.remove(j)
                 order.append(j)
         finally:  # stopped early (time limit, Ctrl-C): the remaining removals at the current alpha
             n_rest = len(kept) - instance.B
             if n_rest:
-                step = plain_greedy(FixedAlpha(instance, fit.alpha), instance.B, start=kept)
+                step = ranked_removal(FixedAlpha(instance, fit.alpha), instance.B, start=kept)
                 kept, order = list(step.subset), order + step.order
                 fit = oracle.solve(kept, warm_start=fit.alpha)
             run.incumbent.offer(fit.value, fit.subset, fit.alpha, source=self.name)
@@ -66,10 +69,10 @@ class RFE1(_RFE):
 
     name = "rfe1"
 
-    def _eliminate(self, instance, oracle, kept, fit):
-        j = plain_greedy(FixedAlpha(instance, fit.alpha), len(kept) - 1, start=kept).order[0]
+    def _eliminate(self, run, kept, fit):
+        j = ranked_removal(FixedAlpha(run.instance, fit.alpha, run.deadline), len(kept) - 1, start=kept).order[0]
         rest = [e for e in kept if e != j]
-        return j, oracle.solve(rest, warm_start=fit.alpha)
+        return j, run.oracle.solve(rest, warm_start=fit.alpha)
 
 
 @dataclass
@@ -79,10 +82,28 @@ class RFE2(_RFE):
     name = "rfe2"
     n_jobs: int = n_jobs_option()
 
-    def _eliminate(self, instance, oracle, kept, fit):
-        removals = [tuple(e for e in kept if e != j) for j in kept]
-        screen = FixedAlpha(instance, fit.alpha)
-        best, _ = best_refit(instance, oracle, centre=fit, candidates=removals,
-                             scores=lambda cands: [screen.value(s) for s in cands], fraction=1.0,
-                             n_jobs=self.n_jobs, neighbours=oracle.neighbour_grams(kept))
+    def _eliminate(self, run, kept, fit):
+        instance, oracle = run.instance, run.oracle
+        removals = _Removals(kept)
+        screen = FixedAlpha(instance, fit.alpha, run.deadline)
+        best, timed_out = best_refit(instance, oracle, centre=fit, candidates=removals,
+                                     scores=lambda cands: [screen.value(s) for s in cands], fraction=1.0,
+                                     n_jobs=self.n_jobs, deadline=run.deadline,
+                                     neighbours=oracle.neighbour_grams(kept))
+        if timed_out:  # the step's re-fits were cut: stop here (the finish ranks at the current alpha)
+            run.deadline.check()
         return next(j for j in kept if j not in best.subset), best
+
+
+class _Removals(Sequence):
+    """The subsets kept - {j}, j in kept, built on access (a list of them is O(|kept|^2) memory)."""
+
+    def __init__(self, kept):
+        self.kept = tuple(kept)
+
+    def __len__(self):
+        return len(self.kept)
+
+    def __getitem__(self, t):
+        t = range(len(self.kept))[t]  # IndexError past the end (iteration stops there), negatives count back
+        return self.kept[:t] + self.kept[t + 1:]

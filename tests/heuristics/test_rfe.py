@@ -99,3 +99,37 @@ def test_ctrl_c_returns_a_feasible_subset(method, k):
 def test_bad_options_are_named(options):
     with pytest.raises(InputError, match=next(iter(options))):
         RFE2(**options)
+
+
+@pytest.mark.parametrize("name", ["rfe1", "rfe2"])
+def test_the_finish_after_a_time_limit_is_one_ranking_pass(name, monkeypatch):
+    """Stopped early, RFE makes the remaining removals in one fixed-alpha pass (|kept| + 1 evaluations,
+    not the greedy's O(|kept|^2)), so the finish stays short on very wide data."""
+    from minlp_fs.heuristics import greedy, rfe
+
+    inst = instance()
+    calls = []
+    real = greedy.ranked_removal
+
+    def counted(fixed, B, start=None, sign=None):
+        step = real(fixed, B, start=start, sign=sign)
+        calls.append((len(start), step.n_evals))
+        return step
+    monkeypatch.setattr(rfe, "ranked_removal", counted)
+    monkeypatch.setattr(greedy, "plain_greedy", None)  # the quadratic greedy is not used by RFE any more
+    r = get_method(name, time_limit=1e-9).solve(inst)
+    assert r.status == "time_limit" and calls == [(inst.n, inst.n + 1)]
+    check_result(inst, r)
+
+
+def test_ranked_removal_of_one_feature_is_the_greedy_step():
+    from minlp_fs.alpha import AlphaSubproblem as Oracle
+    from minlp_fs.heuristics.greedy import plain_greedy, ranked_removal
+    from minlp_fs.heuristics.screening import FixedAlpha
+
+    for sense in ("paper", "fit"):
+        inst = instance("poly3", sense)
+        fixed = FixedAlpha(inst, Oracle(inst).solve(range(inst.n)).alpha)
+        assert ranked_removal(fixed, inst.n - 1).order == plain_greedy(fixed, inst.n - 1).order
+        one_pass = ranked_removal(fixed, inst.B)
+        assert len(one_pass.subset) == inst.B and one_pass.n_evals == inst.n + 1
