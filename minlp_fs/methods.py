@@ -27,6 +27,7 @@ from .errors import InputError, check_integer
 
 REGISTRY = {
     "enumerate": "minlp_fs.solvers.enumeration:Enumeration",
+    "bnb": "minlp_fs.exact.search:BranchAndBound",
     "alpha-start": "minlp_fs.heuristics.alpha_start:AlphaStart",
     "ls": "minlp_fs.heuristics.local_search:LocalSearch",
     "ls*": "minlp_fs.heuristics.local_search:LocalSearchStar",

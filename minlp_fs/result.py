@@ -25,11 +25,15 @@ TERMINATIONS = (
 
 @dataclass
 class TracePoint:
-    """An improvement of the incumbent: when, its value, and which component found it."""
+    """An improvement of the incumbent: when, its value, and which component found it.
+
+    ``bound``: a proven bound of the optimum at that time (branch-and-bound; source ``bound``), else None.
+    """
 
     time_s: float
     value: float
     source: str = ""
+    bound: float | None = None
 
 
 @dataclass

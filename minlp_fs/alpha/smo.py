@@ -269,7 +269,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
               grad0: np.ndarray | None = None, stats: dict | None = None) -> tuple[np.ndarray, int]:
     """Optimal alpha of the SVM dual for kernel matrix K, started from ``alpha0`` (or 0).
 
-    Returns (alpha, iterations), or (alpha, -iterations) when the solve stopped early because the
+    Returns (alpha, iterations), or (alpha, -max(iterations, 1)) when the solve stopped early because the
     optimum g is proven above ``above`` or below ``below`` (alpha is then feasible, not optimal).
     ``alpha0`` must be feasible (y'a = 0, 0 <= a <= C); it is projected with :func:`feasible_start`.
     ``grad0``: Q alpha0 - e when the caller has it (:class:`~minlp_fs.alpha.neighbours.NeighbourGrams`);
@@ -289,7 +289,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
                                 float(below))
     if stats is not None:
         stats["value"] = value
-    return alpha, -int(iters) if pruned else int(iters)
+    return alpha, -max(int(iters), 1) if pruned else int(iters)  # -1, not -0, for a stop before any step
 
 
 def feasible_start(alpha0: np.ndarray | None, y: np.ndarray, C: float) -> np.ndarray:

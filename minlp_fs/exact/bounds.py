@@ -1,0 +1,74 @@
+"""Proven bounds of branch-and-bound nodes for problem (4) (appendix app:proofs, Proposition 1).
+
+Every method minimises the *score* sign * g(S) (``Instance.score``: g in the paper sense, -g in the
+fit sense), where g(S) = min_{alpha in Delta} f(alpha, S) is the SVM dual optimum (3) of subset S and
+f(alpha, S) = 1/2 alpha' Q_S alpha - e'alpha the one objective (:mod:`minlp_fs.objective`). A node is a
+family of B-subsets; a *bound* of a node is a number every subset's score is >= to. A node whose bound
+is >= the incumbent's score holds no strictly better subset and is pruned.
+
+Three bounds are proven here:
+
+* **trivial** (paper sense, any kernel; Remark 1): g(S) >= -2C min(|I+|, |I-|).
+* **probe** (:func:`probe_bound`; polynomial kernels with c >= 0): g is monotone nondecreasing,
+  S subset of T implies g(S) <= g(T). Proof: K_T - K_S is PSD (appendix app:proofs: by
+  Observation 1 (c = 0 after adding the constant feature sqrt(c/gamma)) the difference expands into a
+  sum of products of kernels with nonnegative coefficients, a kernel by Proposition app-product), so
+  f(alpha, S) <= f(alpha, T) for every alpha, and the minimum over the same polytope Delta keeps the
+  order. Consequences: in the paper sense S containing P means score(S) >= score(P) for P = I + {j},
+  j in S; in the fit sense S inside P = (I u F) - {j} (j not in S) means -g(S) >= -g(P). So each
+  subset's score is >= the score of every *probe* P_j of a *marked* feature j (paper: the features
+  of F the subset takes; fit: those it leaves out); a subset marks exactly ``need`` features of a
+  set W, hence its score is >= the ``need``-th smallest probe score over W.
+* **fixed-alpha marginal** (:func:`marginal_bound`; fit sense, polynomial kernels with c >= 0): for
+  ANY feasible alpha, g(S) <= f(alpha, S) (g is a minimum over alpha). At fixed alpha,
+  F(S) = alpha' Q_S alpha is supermodular and nondecreasing (Proposition 1), so for the node's
+  subsets S = I u R, R subset of F, |R| = r, with U = I u F and delta_j = F(U) - F(U - {j}):
+  F(S) = F(I) + sum_t [F(I u {s_1..s_t}) - F(I u {s_1..s_{t-1}})] and each increment is at most
+  delta_{s_t} (supermodularity: I u {s_1..s_{t-1}} lies inside U - {s_t}). Hence
+  F(S) <= min(F(U), F(I) + sum of the r largest delta_j), an upper bound of g over the whole node
+  from one alpha and |U| fixed-alpha evaluations, with no QP.
+
+The Gaussian kernel has neither property (appendix counterexample); there only the trivial bound
+(paper sense) is used, and the tree enumerates the leaves.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..heuristics.screening import FixedAlpha
+from ..kernels import PolynomialKernel
+
+
+def monotone(kernel) -> bool:
+    """True when g is monotone nondecreasing in the subset: polynomial kernels with c >= 0."""
+    return isinstance(kernel, PolynomialKernel) and kernel.coef0 >= 0
+
+
+def probe_bound(scores: dict, order, t: int, need: int, inherited: float) -> float:
+    """Score bound of the child that marks ``order[t]`` and then ``need - 1`` features of ``order[t+1:]``.
+
+    ``scores[j]``: a lower bound of the score of probe P_j (its exact score, or the incumbent's score
+    when the probe's solve stopped early proving it worse). The child's subsets mark order[t] and
+    need - 1 others of order[t+1:], so their score is >= max(scores[order[t]], the need-th smallest
+    score over order[t:]) (module docstring, probe bound) and >= the parent's bound ``inherited``.
+    """
+    tail = sorted(scores[j] for j in order[t:])
+    return max(inherited, scores[order[t]], tail[need - 1])
+
+
+def marginal_bound(instance, alpha: np.ndarray, fixed, free, size: int) -> float:
+    """Upper bound of max f(alpha, S) >= max g(S) over I <= S <= I u F, |S| = ``size`` (polynomial kernels).
+
+    In f's terms (f = F/2 - e'alpha, the constant cancels in the increments):
+    min(f(alpha, U), f(alpha, I) + sum of the r largest f(alpha, U) - f(alpha, U - {j}), j in F),
+    r = size - |I| (module docstring). ``alpha`` must be feasible (any point of Delta).
+    """
+    fa = FixedAlpha(instance, alpha)
+    universe = tuple(sorted((*fixed, *free)))
+    f_all = fa.value(universe)
+    r = size - len(fixed)
+    if r <= 0:
+        return fa.value(fixed)
+    removed = fa.removal_values(universe)
+    gains = sorted((f_all - removed[j] for j in free), reverse=True)
+    return min(f_all, fa.value(fixed) + float(sum(gains[:r])))

@@ -1,0 +1,303 @@
+"""Branch-and-bound certifier of problem (4): method ``bnb`` (issue 12).
+
+Depth-first search of the set-enumeration tree of :mod:`.tree` (direction ``add`` in the paper
+sense, ``remove`` in the fit sense), with the proven bounds of :mod:`.bounds`:
+
+1. An incumbent first: LS* from the alpha-start by default (``incumbent``), or from the user's start.
+2. A node is popped; it is pruned, with no QP, when its bound (inherited from its parent's probes)
+   is >= the incumbent's score. In the fit sense with a polynomial kernel the fixed-alpha marginal
+   bound at the node's alpha (the SVM solution of its anchor, computed by its parent) is tried next.
+3. A node holding one subset is solved (warm-started SMO, stopped early once proven worse than the
+   incumbent). Otherwise it is *expanded*: the probe QP of every free feature (polynomial kernels
+   only; warm-started from the anchor's alpha, each stopped early as soon as duality proves the
+   probe worse than the incumbent, its score then bounded by the incumbent's), probes that are
+   B-subsets offered as incumbents; the children are ordered by probe score (best first) and each
+   gets the probe bound of :func:`.bounds.probe_bound`; those at or beyond the incumbent are pruned,
+   the rest pushed so that the best child is searched first.
+
+With a Gaussian kernel no probe bound holds: nodes split without QPs and every leaf is solved (the
+paper sense keeps the trivial bound). ``minlp-fs certify --method auto`` uses enumeration there.
+
+Anytime: the global bound is the least bound over the open nodes (and the incumbent); a time limit
+or Ctrl-C returns the incumbent with that bound, status ``time_limit``/``interrupted``. The trace
+has the incumbent's improvements and, with source ``bound``, the global bound over time
+(``TracePoint.bound``). ``certificate``: a file the proof is written to (:mod:`.certificate`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..alpha import DEFAULT_TOL, AlphaSubproblem
+from ..blas import on_one_blas_thread
+from ..errors import InputError
+from ..methods import Method, canonical_name, check_options, get_method, method_class
+from ..objective import dual_objective
+from ..result import Incumbent, TracePoint
+from . import tree
+from .bounds import marginal_bound, monotone, probe_bound
+from .certificate import Recorder
+
+#: seconds between two refreshes of the global bound (trace, progress bar)
+REFRESH_S = 0.5
+
+
+@dataclass
+class _Node:
+    fixed: tuple
+    free: tuple
+    need: int
+    bound: float                 # every subset of the node has score >= bound
+    alpha: np.ndarray | None     # a feasible alpha of the node's anchor (warm start, marginal bound)
+
+
+class _Stop(Exception):
+    """The time limit passed."""
+
+
+@dataclass
+class BranchAndBound(Method):
+    """Certified optimum of problem (4) by branch-and-bound (module docstring); both senses, any kernel.
+
+    ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved);
+    ``marginal``: use the fixed-alpha marginal bound (fit sense, polynomial kernels);
+    ``certificate``: path of a JSON proof to write. ``n_jobs``: 1 (the search is sequential).
+    """
+
+    time_limit: float | None = None
+    n_jobs: int = 1
+    progress: bool = False
+    incumbent: str = "ls*"
+    marginal: bool = True
+    certificate: str | None = None
+
+    name = "bnb"
+    uses_start = True
+    certifies = True
+
+    def _check(self) -> None:
+        check_options(self)
+        if self.n_jobs != 1:
+            raise InputError(f"bnb: n_jobs must be 1 (the search is sequential for now); got {self.n_jobs!r}")
+        if self.incumbent != "none":
+            cls = method_class(self.incumbent)
+            if cls.certifies:
+                raise InputError(f"bnb: incumbent must be a heuristic (or 'none'); got {self.incumbent!r}")
+        if not isinstance(self.marginal, bool):
+            raise InputError(f"bnb: marginal must be True or False; got {self.marginal!r}")
+        if self.certificate is not None and not isinstance(self.certificate, str):
+            raise InputError(f"bnb: certificate must be a file path; got {self.certificate!r}")
+
+    @on_one_blas_thread
+    def solve(self, instance, start=None, oracle=None, callback=None):
+        self._check()
+        search = _Search(self, instance, oracle, callback)
+        return search.run(start)
+
+
+class _Search:
+    def __init__(self, method: BranchAndBound, inst, oracle, callback):
+        self.method, self.inst = method, inst
+        self.add = inst.sense == "paper"
+        self.probes = monotone(inst.kernel)
+        self.qp = AlphaSubproblem(inst, tol=oracle.tol if oracle is not None else DEFAULT_TOL, cache=False)
+        self.inc = Incumbent(inst, callback)
+        self.deadline = None if method.time_limit is None else time.time() + method.time_limit
+        self.stack: list[_Node] = []
+        self.current: _Node | None = None
+        self.last_alpha = None
+        self.counts = {"nodes": 0, "expanded": 0, "leaves": 0, "pruned_bound": 0, "pruned_probe": 0,
+                       "pruned_marginal": 0, "qps": 0, "qps_stopped_early": 0, "max_open": 0}
+        self.recorder = Recorder(inst, self.add) if method.certificate else None
+        self.best_bound_seen = -np.inf
+        self.next_refresh = 0.0
+
+    # ---- incumbent -------------------------------------------------------------------------
+    def _score_inc(self) -> float:
+        return np.inf if self.inc.value is None else self.inst.score(self.inc.value)
+
+    def _heuristic(self, start) -> int:
+        """Run the incumbent heuristic (and solve the user's start); returns its SVM solves."""
+        solves = 0
+        oracle = AlphaSubproblem(self.inst, tol=self.qp.tol)
+        if start is not None:
+            fit = oracle.solve(self.inst.check_subset(start))
+            self.inc.offer(fit.value, fit.subset, fit.alpha, "start")
+            solves = oracle.n_solves
+        name = self.method.incumbent
+        if name != "none" and not self.inc.proves_optimal:
+            options = {}
+            cls = method_class(name)
+            if "time_limit" in cls.options() and self.method.time_limit is not None:
+                options["time_limit"] = self.method.time_limit
+            res = get_method(name, **options).solve(self.inst, start=start if cls.uses_start else None,
+                                                   oracle=oracle)
+            solves = oracle.n_solves
+            if res.objective is not None:
+                self.inc.offer(res.objective, res.features, res.alpha, canonical_name(name))
+        return solves
+
+    # ---- QPs --------------------------------------------------------------------------------
+    def _solve(self, K, warm):
+        """(score, exact, alpha, value) of one QP stopped early once proven worse than the incumbent."""
+        stats = {}
+        threshold = self._score_inc()
+        alpha, exact = self.qp.solve_gram(K, warm, self.inc.value, stats=stats)
+        self.counts["qps"] += 1
+        self.counts["qps_stopped_early"] += not exact
+        self.last_alpha = alpha
+        if exact:
+            value = dual_objective(alpha, K, self.inst.y)
+            return self.inst.score(value), True, alpha, value
+        return threshold, False, alpha, None
+
+    def _leaf(self, node: _Node) -> None:
+        subset = tree.leaf_subset(node.fixed, node.free, node.need, self.add)
+        warm = node.alpha if node.alpha is not None else self.last_alpha
+        score, exact, alpha, value = self._solve(self.inst.gram(subset), warm)
+        self.counts["leaves"] += 1
+        if exact:
+            self.inc.offer(value, subset, alpha, "bnb")
+        if self.recorder:
+            self.recorder.leaf(subset, value, score)
+
+    def _expand(self, node: _Node) -> None:
+        inst, kern, X = self.inst, self.inst.kernel, self.inst.X
+        self.counts["expanded"] += 1
+        if not self.probes:  # no valid probe bound: split in index order, children inherit the bound
+            order = node.free
+            children = list(tree.split(node.fixed, node.free, node.need, order, self.add))
+            for _, fixed, free in reversed(children):
+                self.stack.append(_Node(fixed, free, node.need - 1, node.bound, node.alpha))
+            if self.recorder:
+                self.recorder.split(node.fixed, node.free, node.need, order)
+            return
+        base = kern.base(X, list(tree.anchor(node.fixed, node.free, self.add)))
+        moved, K = np.empty_like(base), np.empty_like(base)
+        scores, alphas, values = {}, {}, {}
+        for j in node.free:
+            if self.add:
+                np.add(base, kern.feature_term(X, j), out=moved)
+            else:
+                np.subtract(base, kern.feature_term(X, j), out=moved)
+            kern.apply(moved, out=K)
+            warm = node.alpha if node.alpha is not None else self.last_alpha
+            scores[j], exact, alphas[j], values[j] = self._solve(K, warm)
+            if exact and node.need == 1:  # the probe is a B-subset
+                self.inc.offer(values[j], tree.probe_set(node.fixed, node.free, j, self.add), alphas[j], "bnb")
+            self._check_time()
+        order = sorted(node.free, key=lambda j: (scores[j], j))
+        if self.recorder:
+            self.recorder.expansion(node.fixed, node.free, node.need, order, values, scores)
+        pushed = []
+        for t, fixed, free in tree.split(node.fixed, node.free, node.need, order, self.add):
+            bound = probe_bound(scores, order, t, node.need, node.bound)
+            if bound >= self._score_inc():
+                self.counts["pruned_probe"] += 1
+                continue
+            pushed.append(_Node(fixed, free, node.need - 1, bound, alphas[order[t]]))
+        self.stack.extend(reversed(pushed))
+
+    def _process(self, node: _Node) -> None:
+        self.counts["nodes"] += 1
+        if node.bound >= self._score_inc():
+            self.counts["pruned_bound"] += 1
+            return
+        if tree.is_leaf(node.free, node.need):
+            self._leaf(node)
+            return
+        if not self.add and self.probes and self.method.marginal and node.alpha is not None:
+            value = marginal_bound(self.inst, node.alpha, node.fixed, node.free, self.inst.B)
+            if self.inst.score(value) >= self._score_inc():
+                self.counts["pruned_marginal"] += 1
+                if self.recorder:
+                    self.recorder.marginal(node.fixed, node.free, node.need, node.alpha, value)
+                return
+        self._expand(node)
+
+    # ---- bound, time, progress ---------------------------------------------------------------
+    def global_bound(self) -> float:
+        """Least score bound over the open nodes and the incumbent (score terms)."""
+        bounds = [n.bound for n in self.stack]
+        if self.current is not None:
+            bounds.append(self.current.bound)
+        return min([self._score_inc(), *bounds])
+
+    def _check_time(self) -> None:
+        if self.deadline is not None and time.time() > self.deadline:
+            raise _Stop
+
+    def _refresh(self, bar, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now < self.next_refresh:
+            return
+        self.next_refresh = now + REFRESH_S
+        bound = self.global_bound()
+        if np.isfinite(bound) and bound > self.best_bound_seen and self.inc.value is not None:
+            self.best_bound_seen = bound
+            self.inc.trace.append(TracePoint(self.inc.elapsed(), float(self.inc.value), "bound",
+                                             bound=float(self.inst.sign * bound)))
+        bar.set_postfix(open=len(self.stack), qps=self.counts["qps"], gap=f"{self.gap(bound):.3g}%", refresh=False)
+        bar.update(self.counts["nodes"] - bar.n)
+
+    def gap(self, bound: float) -> float:
+        """100 |incumbent - bound| / max(|incumbent|, 1e-12), in percent (inf without a bound)."""
+        if self.inc.value is None or not np.isfinite(bound):
+            return float("inf")
+        return 100.0 * max(self._score_inc() - bound, 0.0) / max(abs(self.inc.value), 1e-12)
+
+    # ---- main loop --------------------------------------------------------------------------
+    def _root(self) -> None:
+        fixed, free, need = tree.root(self.inst.n, self.inst.B, self.add)
+        if self.add:
+            self.stack.append(_Node(fixed, free, need, self.inst.trivial_bound, None))
+            return
+        warm = self.inc.alpha
+        K = self.inst.gram(list(free))
+        alpha, exact = self.qp.solve_gram(K, warm)  # g(all features) bounds every subset (fit sense)
+        self.counts["qps"] += 1
+        value = dual_objective(alpha, K, self.inst.y)
+        self.stack.append(_Node(fixed, free, need, self.inst.score(value), alpha))
+
+    def run(self, start):
+        m, status = self.method, "optimal"
+        heuristic_solves = 0
+        bar = tqdm(disable=not m.progress, unit="node", desc=f"bnb {self.inst.name}")
+        try:
+            heuristic_solves = self._heuristic(start)
+            if not self.inc.proves_optimal:
+                self._root()
+            while self.stack:
+                self.counts["max_open"] = max(self.counts["max_open"], len(self.stack))
+                self.current = self.stack.pop()
+                self._process(self.current)
+                self.current = None
+                self._refresh(bar)
+                self._check_time()
+        except _Stop:
+            status = "time_limit"
+        except KeyboardInterrupt:
+            status = "interrupted"
+        finally:
+            bar.close()
+        complete = status == "optimal" and self.inc.value is not None
+        bound = self.global_bound()
+        if complete:
+            bound = self._score_inc()
+        self._refresh(bar, force=True)
+        info = dict(self.counts, heuristic=m.incumbent, heuristic_svm_solves=heuristic_solves,
+                    direction="add" if self.add else "remove",
+                    bounds=("probe+marginal" if not self.add and m.marginal else "probe") if self.probes
+                    else ("trivial" if self.add else "none"),
+                    open_nodes=len(self.stack) + (self.current is not None), gap_percent=self.gap(bound))
+        value_bound = float(self.inst.sign * bound) if np.isfinite(bound) else None
+        message = "" if complete else (f"{status}: {len(self.stack)} open nodes, bound {value_bound}, "
+                                       f"gap {info['gap_percent']:.3g}%")
+        if self.recorder and m.certificate:
+            self.recorder.write(m.certificate, self.inc, complete, value_bound)
+            info["certificate"] = m.certificate
+        return self.inc.result(m.name, status, n_svm_solves=heuristic_solves + self.counts["qps"],
+                               certified=complete, bound=value_bound, message=message, info=info)
