@@ -56,19 +56,22 @@ def probe_bound(scores: dict, order, t: int, need: int, inherited: float) -> flo
     return max(inherited, scores[order[t]], tail[need - 1])
 
 
-def marginal_bound(instance, alpha: np.ndarray, fixed, free, size: int) -> float:
-    """Upper bound of max f(alpha, S) >= max g(S) over I <= S <= I u F, |S| = ``size`` (polynomial kernels).
-
-    In f's terms (f = F/2 - e'alpha, the constant cancels in the increments):
-    min(f(alpha, U), f(alpha, I) + sum of the r largest f(alpha, U) - f(alpha, U - {j}), j in F),
-    r = size - |I| (module docstring). ``alpha`` must be feasible (any point of Delta).
-    """
+def marginal_gains(instance, alpha: np.ndarray, fixed, free) -> tuple:
+    """(f(alpha, I), f(alpha, U), {j: f(alpha, U) - f(alpha, U - {j})} over F), U = I u F, at a fixed alpha."""
     fa = FixedAlpha(instance, alpha)
     universe = tuple(sorted((*fixed, *free)))
     f_all = fa.value(universe)
-    r = size - len(fixed)
-    if r <= 0:
-        return fa.value(fixed)
-    removed = fa.removal_values(universe)
-    gains = sorted((f_all - removed[j] for j in free), reverse=True)
-    return min(f_all, fa.value(fixed) + float(sum(gains[:r])))
+    removed = fa.removal_values(universe) if free else {}
+    return fa.value(fixed), f_all, {j: f_all - removed[j] for j in free}
+
+
+def marginal_bound(f_fixed: float, f_all: float, gains: dict, take, r: int, pool) -> float:
+    """Upper bound of f(alpha, S) >= g(S) over the S = I u {take} u R, R subset of ``pool``, |R| = r.
+
+    f(alpha, I) + sum of the gains of ``take`` + the r largest gains in ``pool`` (module docstring,
+    marginal bound, in f's terms: f = F/2 - e'alpha, the constant cancels in the increments), and at
+    most f(alpha, U). ``gains`` must come from :func:`marginal_gains` at a U containing every such S:
+    gains at a larger U are larger (supermodularity), so the bound holds in every descendant.
+    """
+    pooled = sorted((gains[j] for j in pool), reverse=True)[:r]
+    return min(f_all, f_fixed + float(sum(gains[j] for j in take)) + float(sum(pooled)))

@@ -30,7 +30,7 @@ from ..instance import make_instance
 from ..kernels import make_kernel
 from ..objective import feasibility_violation
 from . import tree
-from .bounds import marginal_bound, monotone, probe_bound
+from .bounds import marginal_bound, marginal_gains, monotone, probe_bound
 
 FORMAT = "minlp-fs/bnb-certificate"
 VERSION = 1
@@ -48,30 +48,41 @@ def _num(v):
     return None if v is None else float(v)
 
 
+def _sparse(alpha) -> dict:
+    nz = np.flatnonzero(alpha)
+    return {"m": int(alpha.size), "index": nz.tolist(), "value": alpha[nz].tolist()}
+
+
+def _dense(d: dict) -> np.ndarray:
+    alpha = np.zeros(int(d["m"]))
+    alpha[np.asarray(d["index"], dtype=int)] = np.asarray(d["value"], dtype=float)
+    return alpha
+
+
 class Recorder:
     """Collects the nodes of a search for its certificate."""
 
-    def __init__(self, instance, add: bool):
-        self.instance, self.add = instance, add
+    def __init__(self, instance):
+        self.instance = instance
         self.nodes: list[dict] = []
 
     def _node(self, kind, fixed, free, need, **rest) -> None:
         self.nodes.append({"kind": kind, "fixed": [int(j) for j in fixed], "free": [int(j) for j in free],
                            "need": int(need), **rest})
 
-    def expansion(self, fixed, free, need, order, values, scores) -> None:
+    def probes(self, fixed, free, need, order, values, scores) -> None:
         probes = [[int(j), _num(values[j]), float(scores[j])] for j in order]
-        self._node("expanded", fixed, free, need, order=[int(j) for j in order], probes=probes)
+        self._node("probes", fixed, free, need, order=[int(j) for j in order], probes=probes)
 
     def split(self, fixed, free, need, order) -> None:
         self._node("split", fixed, free, need, order=[int(j) for j in order])
 
-    def leaf(self, subset, value, score) -> None:
-        self.nodes.append({"kind": "leaf", "subset": [int(j) for j in subset], "value": _num(value),
-                           "score_bound": float(score)})
+    def fit(self, fixed, free, need, value, alpha, order, marginal: bool) -> None:
+        self._node("fit", fixed, free, need, value=_num(value), alpha=_sparse(alpha),
+                   order=None if order is None else [int(j) for j in order], marginal=bool(marginal))
 
-    def marginal(self, fixed, free, need, alpha, value) -> None:
-        self._node("marginal", fixed, free, need, alpha=[float(a) for a in alpha], value=float(value))
+    def leaf(self, subset, value) -> None:
+        self.nodes.append({"kind": "leaf", "subset": [int(j) for j in subset], "value": _num(value)})
 
     def document(self, incumbent, complete: bool, bound) -> dict:
         inst = self.instance
@@ -80,7 +91,7 @@ class Recorder:
                              "kernel": inst.kernel.params(), "C": inst.C, "B": inst.B, "sense": inst.sense},
                 "claim": {"subset": sorted(int(j) for j in incumbent.subset) if incumbent.subset else None,
                           "value": incumbent.value, "complete": complete, "bound": bound},
-                "direction": "add" if self.add else "remove", "nodes": self.nodes}
+                "nodes": self.nodes}
 
     def write(self, path, incumbent, complete: bool, bound) -> None:
         with open(path, "w") as fh:
@@ -135,9 +146,6 @@ def verify(doc: dict, rtol: float = VERIFY_RTOL) -> Verdict:
 
 def _verify(doc: dict, rtol: float) -> Verdict:
     inst = _instance(doc)
-    add = doc["direction"] == "add"
-    if add != (inst.sense == "paper"):
-        return Verdict(False, f"direction {doc['direction']!r} does not match sense {inst.sense!r}")
     oracle = AlphaSubproblem(inst, backend="libsvm", tol=VERIFY_TOL)
     claim = doc["claim"]
     if claim["subset"] is None or claim["value"] is None:
@@ -145,72 +153,78 @@ def _verify(doc: dict, rtol: float) -> Verdict:
     subset = inst.check_subset(claim["subset"])
     value = oracle.solve(subset).value
     tol = rtol * max(1.0, abs(value))
+
+    def fail(reason):
+        return Verdict(False, reason, value=value, n_qps=oracle.n_solves)
+
     err = abs(value - float(claim["value"]))
     if err > tol:
-        return Verdict(False, f"the claimed optimum {claim['value']} of subset {list(subset)} recomputes to {value}",
-                       value=value, n_qps=oracle.n_solves)
+        return fail(f"the claimed optimum {claim['value']} of subset {list(subset)} recomputes to {value}")
     target = inst.score(value) - tol
     index = {}
     for rec in doc["nodes"]:
         key = tuple(rec["subset"]) if rec["kind"] == "leaf" else _key(rec["fixed"], rec["free"], rec["need"])
         index[(rec["kind"], key)] = rec
-    probes_valid = monotone(inst.kernel)
-    max_err, closed = err, 0
-    fixed, free, need = tree.root(inst.n, inst.B, add)
-    stack = [(fixed, free, need, inst.trivial_bound if add else -np.inf)]
+    bounds_hold = monotone(inst.kernel)
+    paper = inst.sense == "paper"
+    max_err, closed = err / max(1.0, abs(value)), 0
+    fixed, free, need = tree.root(inst.n, inst.B)
+    stack = [(fixed, free, need, inst.trivial_bound if paper else -np.inf)]
     while stack:
         fixed, free, need, bound = stack.pop()
         key = _key(fixed, free, need)
+        node = f"node (I={list(fixed)}, F={list(free)}, need={need})"
         if bound >= target:
             closed += 1
             continue
         if tree.is_leaf(free, need):
-            leaf = tree.leaf_subset(fixed, free, need, add)
+            leaf = tree.leaf_subset(fixed, free, need)
             if ("leaf", leaf) not in index:
-                return Verdict(False, f"subset {list(leaf)} is neither solved nor bounded by the certificate",
-                               value=value, n_qps=oracle.n_solves)
-            score = inst.score(oracle.solve(leaf).value)
-            if score < target:
-                return Verdict(False, f"subset {list(leaf)} is better than the claimed optimum",
-                               value=value, n_qps=oracle.n_solves)
+                return fail(f"subset {list(leaf)} is neither solved nor bounded by the certificate")
+            if inst.score(oracle.solve(leaf).value) < target:
+                return fail(f"subset {list(leaf)} is better than the claimed optimum")
             closed += 1
             continue
-        rec = index.get(("marginal", key))
-        if rec is not None:
-            alpha = np.asarray(rec["alpha"], dtype=float)
-            if not (probes_valid and not add) or alpha.shape != (inst.m,) \
-                    or feasibility_violation(alpha, inst.y, inst.C) > 1e-9 * inst.C * inst.m:
-                return Verdict(False, f"node {key}: invalid marginal bound (kernel, sense or alpha)",
-                               value=value, n_qps=oracle.n_solves)
-            if inst.score(marginal_bound(inst, alpha, fixed, free, inst.B)) < target:
-                return Verdict(False, f"node {key}: its marginal bound does not reach the claimed optimum",
-                               value=value, n_qps=oracle.n_solves)
-            closed += 1
-            continue
-        rec = index.get(("expanded", key))
-        if rec is not None and probes_valid:
-            order = [int(j) for j in rec["order"]]
-            claimed = {int(p[0]): p[1] for p in rec["probes"]}
+        probes, fit, split = (index.get((kind, key)) for kind in ("probes", "fit", "split"))
+        if probes is not None and bounds_hold and paper:
+            order = [int(j) for j in probes["order"]]
+            claimed = {int(p[0]): p[1] for p in probes["probes"]}
             scores = {}
             for j in order:
-                g = oracle.solve(tree.probe_set(fixed, free, j, add)).value
+                g = oracle.solve(tree.probe_set(fixed, j)).value
                 scores[j] = inst.score(g)
                 if claimed.get(j) is not None:
                     max_err = max(max_err, abs(g - claimed[j]) / max(1.0, abs(g)))
-            for t, f_t, F_t in tree.split(fixed, free, need, order, add):
+            for t, f_t, F_t in tree.split(fixed, free, need, order):
                 child = probe_bound(scores, order, t, need, bound)
                 if child < target and need == 1:
-                    return Verdict(False, f"probe {list(tree.probe_set(fixed, free, order[t], add))} is better "
-                                   "than the claimed optimum", value=value, n_qps=oracle.n_solves)
+                    return fail(f"probe {list(tree.probe_set(fixed, order[t]))} is better than the claimed optimum")
                 stack.append((f_t, F_t, need - 1, child))
-            continue
-        rec = index.get(("split", key))
-        if rec is not None:
-            for _, f_t, F_t in tree.split(fixed, free, need, [int(j) for j in rec["order"]], add):
+        elif fit is not None and bounds_hold and not paper:
+            g = oracle.solve(tree.universe(fixed, free)).value
+            bound = max(bound, inst.score(g))
+            if bound >= target:
+                closed += 1
+                continue
+            if fit["order"] is None:
+                return fail(f"{node}: its universe's value {g} does not reach the claimed optimum")
+            order = [int(j) for j in fit["order"]]
+            gains = None
+            if fit["marginal"]:
+                alpha = _dense(fit["alpha"])
+                if alpha.shape != (inst.m,) or feasibility_violation(alpha, inst.y, inst.C) > 1e-9 * inst.C * inst.m:
+                    return fail(f"{node}: its alpha is not a feasible point of the SVM dual")
+                f_fixed, f_all, gains = marginal_gains(inst, alpha, fixed, free)
+            for t, f_t, F_t in tree.split(fixed, free, need, order):
+                child = bound
+                if gains is not None:
+                    child = max(bound, -marginal_bound(f_fixed, f_all, gains, [order[t]], need - 1, order[t + 1:]))
+                stack.append((f_t, F_t, need - 1, child))
+        elif split is not None:
+            for _, f_t, F_t in tree.split(fixed, free, need, [int(j) for j in split["order"]]):
                 stack.append((f_t, F_t, need - 1, bound))
-            continue
-        return Verdict(False, f"node (I={list(fixed)}, F={list(free)}, need={need}) is open: "
-                       "the certificate neither bounds nor expands it", value=value, n_qps=oracle.n_solves)
+        else:
+            return fail(f"{node} is open: the certificate neither bounds nor expands it")
     return Verdict(True, f"proven: no subset beats {value:.10g} by more than {tol:.3g}", value=value,
                    n_qps=oracle.n_solves, n_closed=closed, max_value_error=max_err)
 

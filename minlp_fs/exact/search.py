@@ -38,7 +38,7 @@ from ..methods import Method, canonical_name, check_options, get_method, method_
 from ..objective import dual_objective
 from ..result import Incumbent, TracePoint
 from . import tree
-from .bounds import marginal_bound, monotone, probe_bound
+from .bounds import marginal_bound, marginal_gains, monotone, probe_bound
 from .certificate import Recorder
 
 #: seconds between two refreshes of the global bound (trace, progress bar)
@@ -101,7 +101,7 @@ class BranchAndBound(Method):
 class _Search:
     def __init__(self, method: BranchAndBound, inst, oracle, callback):
         self.method, self.inst = method, inst
-        self.add = inst.sense == "paper"
+        self.paper = inst.sense == "paper"
         self.probes = monotone(inst.kernel)
         self.qp = AlphaSubproblem(inst, tol=oracle.tol if oracle is not None else DEFAULT_TOL, cache=False)
         self.inc = Incumbent(inst, callback)
@@ -109,9 +109,9 @@ class _Search:
         self.stack: list[_Node] = []
         self.current: _Node | None = None
         self.last_alpha = None
-        self.counts = {"nodes": 0, "expanded": 0, "leaves": 0, "pruned_bound": 0, "pruned_probe": 0,
-                       "pruned_marginal": 0, "qps": 0, "qps_stopped_early": 0, "max_open": 0}
-        self.recorder = Recorder(inst, self.add) if method.certificate else None
+        self.counts = {"nodes": 0, "expanded": 0, "leaves": 0, "pruned_bound": 0, "pruned_children": 0,
+                       "pruned_universe": 0, "pruned_marginal": 0, "qps": 0, "qps_stopped_early": 0, "max_open": 0}
+        self.recorder = Recorder(inst) if method.certificate else None
         self.best_bound_seen = -np.inf
         self.next_refresh = 0.0
 
@@ -155,51 +155,72 @@ class _Search:
         return threshold, False, alpha, None
 
     def _leaf(self, node: _Node) -> None:
-        subset = tree.leaf_subset(node.fixed, node.free, node.need, self.add)
+        subset = tree.leaf_subset(node.fixed, node.free, node.need)
         warm = node.alpha if node.alpha is not None else self.last_alpha
         score, exact, alpha, value = self._solve(self.inst.gram(subset), warm)
         self.counts["leaves"] += 1
         if exact:
             self.inc.offer(value, subset, alpha, "bnb")
         if self.recorder:
-            self.recorder.leaf(subset, value, score)
+            self.recorder.leaf(subset, value)
 
-    def _expand(self, node: _Node) -> None:
-        inst, kern, X = self.inst, self.inst.kernel, self.inst.X
-        self.counts["expanded"] += 1
-        if not self.probes:  # no valid probe bound: split in index order, children inherit the bound
-            order = node.free
-            children = list(tree.split(node.fixed, node.free, node.need, order, self.add))
-            for _, fixed, free in reversed(children):
-                self.stack.append(_Node(fixed, free, node.need - 1, node.bound, node.alpha))
-            if self.recorder:
-                self.recorder.split(node.fixed, node.free, node.need, order)
-            return
-        base = kern.base(X, list(tree.anchor(node.fixed, node.free, self.add)))
+    def _push(self, children: list) -> None:
+        """Push (bound, node) pairs so that the first child is popped first; prune those beyond the incumbent."""
+        kept = [n for n in children if n.bound < self._score_inc()]
+        self.counts["pruned_children"] += len(children) - len(kept)
+        self.stack.extend(reversed(kept))
+
+    def _split_plain(self, node: _Node) -> None:
+        """No bound holds (Gaussian kernel): split in index order, children inherit the node's bound."""
+        order = node.free
+        self._push([_Node(f, F, node.need - 1, node.bound, node.alpha)
+                    for _, f, F in tree.split(node.fixed, node.free, node.need, order)])
+        if self.recorder:
+            self.recorder.split(node.fixed, node.free, node.need, order)
+
+    def _expand_probes(self, node: _Node) -> None:
+        """Paper sense: the probe QP g(I + j) of every free j; children ordered by probe, probe bounds."""
+        kern, X = self.inst.kernel, self.inst.X
+        base = kern.base(X, list(node.fixed))
         moved, K = np.empty_like(base), np.empty_like(base)
         scores, alphas, values = {}, {}, {}
         for j in node.free:
-            if self.add:
-                np.add(base, kern.feature_term(X, j), out=moved)
-            else:
-                np.subtract(base, kern.feature_term(X, j), out=moved)
-            kern.apply(moved, out=K)
+            kern.apply(np.add(base, kern.feature_term(X, j), out=moved), out=K)
             warm = node.alpha if node.alpha is not None else self.last_alpha
             scores[j], exact, alphas[j], values[j] = self._solve(K, warm)
             if exact and node.need == 1:  # the probe is a B-subset
-                self.inc.offer(values[j], tree.probe_set(node.fixed, node.free, j, self.add), alphas[j], "bnb")
+                self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
             self._check_time()
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
-            self.recorder.expansion(node.fixed, node.free, node.need, order, values, scores)
-        pushed = []
-        for t, fixed, free in tree.split(node.fixed, node.free, node.need, order, self.add):
-            bound = probe_bound(scores, order, t, node.need, node.bound)
-            if bound >= self._score_inc():
-                self.counts["pruned_probe"] += 1
-                continue
-            pushed.append(_Node(fixed, free, node.need - 1, bound, alphas[order[t]]))
-        self.stack.extend(reversed(pushed))
+            self.recorder.probes(node.fixed, node.free, node.need, order, values, scores)
+        self._push([_Node(f, F, node.need - 1, probe_bound(scores, order, t, node.need, node.bound), alphas[order[t]])
+                    for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
+
+    def _expand_fit(self, node: _Node) -> None:
+        """Fit sense: g(U) bounds the node; at its alpha, marginal bounds order and bound every child."""
+        universe = tree.universe(node.fixed, node.free)
+        warm = node.alpha if node.alpha is not None else self.last_alpha
+        score, exact, alpha, value = self._solve(self.inst.gram(universe), warm)
+        bound = max(node.bound, score)
+        order, children = None, []
+        if bound < self._score_inc():
+            if self.method.marginal:
+                f_fixed, f_all, gains = marginal_gains(self.inst, alpha, node.fixed, node.free)
+                order = sorted(node.free, key=lambda j: (-gains[j], j))
+                for t, f, F in tree.split(node.fixed, node.free, node.need, order):
+                    b = -marginal_bound(f_fixed, f_all, gains, [order[t]], node.need - 1, order[t + 1:])
+                    self.counts["pruned_marginal"] += b >= self._score_inc() > bound
+                    children.append(_Node(f, F, node.need - 1, max(bound, b), alpha))
+            else:
+                order = node.free
+                children = [_Node(f, F, node.need - 1, bound, alpha)
+                            for _, f, F in tree.split(node.fixed, node.free, node.need, order)]
+        else:
+            self.counts["pruned_universe"] += 1
+        if self.recorder:
+            self.recorder.fit(node.fixed, node.free, node.need, value, alpha, order, self.method.marginal)
+        self._push(children)
 
     def _process(self, node: _Node) -> None:
         self.counts["nodes"] += 1
@@ -209,14 +230,13 @@ class _Search:
         if tree.is_leaf(node.free, node.need):
             self._leaf(node)
             return
-        if not self.add and self.probes and self.method.marginal and node.alpha is not None:
-            value = marginal_bound(self.inst, node.alpha, node.fixed, node.free, self.inst.B)
-            if self.inst.score(value) >= self._score_inc():
-                self.counts["pruned_marginal"] += 1
-                if self.recorder:
-                    self.recorder.marginal(node.fixed, node.free, node.need, node.alpha, value)
-                return
-        self._expand(node)
+        self.counts["expanded"] += 1
+        if not self.probes:
+            self._split_plain(node)
+        elif self.paper:
+            self._expand_probes(node)
+        else:
+            self._expand_fit(node)
 
     # ---- bound, time, progress ---------------------------------------------------------------
     def global_bound(self) -> float:
@@ -251,16 +271,9 @@ class _Search:
 
     # ---- main loop --------------------------------------------------------------------------
     def _root(self) -> None:
-        fixed, free, need = tree.root(self.inst.n, self.inst.B, self.add)
-        if self.add:
-            self.stack.append(_Node(fixed, free, need, self.inst.trivial_bound, None))
-            return
-        warm = self.inc.alpha
-        K = self.inst.gram(list(free))
-        alpha, exact = self.qp.solve_gram(K, warm)  # g(all features) bounds every subset (fit sense)
-        self.counts["qps"] += 1
-        value = dual_objective(alpha, K, self.inst.y)
-        self.stack.append(_Node(fixed, free, need, self.inst.score(value), alpha))
+        fixed, free, need = tree.root(self.inst.n, self.inst.B)
+        bound = self.inst.trivial_bound if self.paper else -np.inf
+        self.stack.append(_Node(fixed, free, need, bound, self.inc.alpha))
 
     def run(self, start):
         m, status = self.method, "optimal"
@@ -289,9 +302,8 @@ class _Search:
             bound = self._score_inc()
         self._refresh(bar, force=True)
         info = dict(self.counts, heuristic=m.incumbent, heuristic_svm_solves=heuristic_solves,
-                    direction="add" if self.add else "remove",
-                    bounds=("probe+marginal" if not self.add and m.marginal else "probe") if self.probes
-                    else ("trivial" if self.add else "none"),
+                    bounds=("probe" if self.paper else "universe+marginal" if m.marginal else "universe")
+                    if self.probes else ("trivial" if self.paper else "none"),
                     open_nodes=len(self.stack) + (self.current is not None), gap_percent=self.gap(bound))
         value_bound = float(self.inst.sign * bound) if np.isfinite(bound) else None
         message = "" if complete else (f"{status}: {len(self.stack)} open nodes, bound {value_bound}, "
