@@ -1,4 +1,4 @@
-"""Command line: ``minlp-fs solve | certify | solvers | export | datasets | bench``.
+"""Command line: ``minlp-fs solve | certify | verify | solvers | export | datasets | bench``.
 
 Instance flags are shared by every verb; method options become flags automatically from the
 registered methods' dataclass fields (``--refit-fraction``, ``--n-samples``, ...), so this file
@@ -15,6 +15,7 @@ import typing
 from . import __version__
 from .api import build_instance, solve
 from .errors import MinlpFsError
+from .exact.cli import CERTIFY_METHODS, add_verify_parser, certify_method, run_verify
 from .experiments.cli import add_bench_parser, run_bench
 from .methods import ALIASES, REGISTRY, method_class
 
@@ -92,11 +93,15 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     s.add_argument("--time-limit", type=float, default=None, help="seconds")
     s.add_argument("--jobs", type=int, default=None, help="parallel candidate re-fits (methods with n_jobs)")
     dests = _method_option_flags(s)
-    c = sub.add_parser("certify", help="certified optimum by enumerating all C(n,B) subsets")
+    c = sub.add_parser("certify", help="certified optimum by branch-and-bound or enumeration of all C(n,B) subsets")
     _instance_flags(c)
     c.add_argument("--jobs", type=int, default=1, help="worker processes")
     c.add_argument("--time-limit", type=float, default=None, help="seconds")
     c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    c.add_argument("--method", default="auto", choices=CERTIFY_METHODS,
+                   help="auto (default): bnb for polynomial kernels, enumeration for rbf; or enumerate, bnb")
+    c.add_argument("--certificate", default=None, help="bnb: write the proof to this JSON file (minlp-fs verify FILE)")
+    add_verify_parser(sub)
     sv = sub.add_parser("solvers", help="list the solver adapters with availability and the reason")
     sv.add_argument("--json", action="store_true")
     e = sub.add_parser("export", help="write the MINLP as .nl (with .row/.col) or .gms")
@@ -163,8 +168,10 @@ def _run_solve(args, dests) -> int:
 
 def _run_certify(args) -> int:
     inst = _instance(args)
-    result = solve(inst, method="enumerate", n_jobs=args.jobs, time_limit=args.time_limit,
-                   progress=not args.no_progress)
+    method = certify_method(inst, args.method, args.certificate)
+    extra = {"certificate": args.certificate} if method == "bnb" else {}
+    result = solve(inst, method=method, n_jobs=args.jobs, time_limit=args.time_limit,
+                   progress=not args.no_progress, **extra)
     _emit(args, result, inst)
     return 0
 
@@ -218,6 +225,8 @@ def main(argv=None) -> int:
             return _run_solve(args, dests)
         if args.verb == "certify":
             return _run_certify(args)
+        if args.verb == "verify":
+            return run_verify(args)
         if args.verb == "solvers":
             return _run_solvers(args)
         if args.verb == "export":

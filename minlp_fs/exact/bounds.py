@@ -57,21 +57,22 @@ def probe_bound(scores: dict, order, t: int, need: int, inherited: float) -> flo
 
 
 def marginal_gains(instance, alpha: np.ndarray, fixed, free) -> tuple:
-    """(f(alpha, I), f(alpha, U), {j: f(alpha, U) - f(alpha, U - {j})} over F), U = I u F, at a fixed alpha."""
+    """At a fixed alpha, with U = I u F: ({j: f(alpha, I + {j})}, f(alpha, U), {j: f(alpha, U) - f(alpha, U - {j})}), j in F."""
     fa = FixedAlpha(instance, alpha)
     universe = tuple(sorted((*fixed, *free)))
     f_all = fa.value(universe)
-    removed = fa.removal_values(universe) if free else {}
-    return fa.value(fixed), f_all, {j: f_all - removed[j] for j in free}
+    removed = fa.removal_values(universe)
+    return fa.addition_values(fixed, free), f_all, {j: f_all - removed[j] for j in free}
 
 
-def marginal_bound(f_fixed: float, f_all: float, gains: dict, take, r: int, pool) -> float:
-    """Upper bound of f(alpha, S) >= g(S) over the S = I u {take} u R, R subset of ``pool``, |R| = r.
+def marginal_bound(f_take: float, f_all: float, gains: dict, r: int, pool) -> float:
+    """Upper bound of f(alpha, S) >= g(S) over the S = T u R, R subset of ``pool``, |R| = r.
 
-    f(alpha, I) + sum of the gains of ``take`` + the r largest gains in ``pool`` (module docstring,
-    marginal bound, in f's terms: f = F/2 - e'alpha, the constant cancels in the increments), and at
-    most f(alpha, U). ``gains`` must come from :func:`marginal_gains` at a U containing every such S:
-    gains at a larger U are larger (supermodularity), so the bound holds in every descendant.
+    ``f_take`` = f(alpha, T); the bound is f(alpha, T) + the r largest gains in ``pool`` (module
+    docstring, marginal bound with I = T; in f's terms, f = F/2 - e'alpha, the constant cancels in the
+    increments), and at most f(alpha, U). ``gains`` must come from :func:`marginal_gains` at a U
+    containing every such S: gains at a larger U are larger (supermodularity), so one call bounds every
+    child of a node, and the bound holds in all their descendants.
     """
     pooled = sorted((gains[j] for j in pool), reverse=True)[:r]
-    return min(f_all, f_fixed + float(sum(gains[j] for j in take)) + float(sum(pooled)))
+    return min(f_all, f_take + float(sum(pooled)))

@@ -214,11 +214,11 @@ def _verify(doc: dict, rtol: float) -> Verdict:
                 alpha = _dense(fit["alpha"])
                 if alpha.shape != (inst.m,) or feasibility_violation(alpha, inst.y, inst.C) > 1e-9 * inst.C * inst.m:
                     return fail(f"{node}: its alpha is not a feasible point of the SVM dual")
-                f_fixed, f_all, gains = marginal_gains(inst, alpha, fixed, free)
+                f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
             for t, f_t, F_t in tree.split(fixed, free, need, order):
                 child = bound
                 if gains is not None:
-                    child = max(bound, -marginal_bound(f_fixed, f_all, gains, [order[t]], need - 1, order[t + 1:]))
+                    child = max(bound, -marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]))
                 stack.append((f_t, F_t, need - 1, child))
         elif split is not None:
             for _, f_t, F_t in tree.split(fixed, free, need, [int(j) for j in split["order"]]):

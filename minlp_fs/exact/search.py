@@ -113,20 +113,20 @@ class _Search:
                        "pruned_universe": 0, "pruned_marginal": 0, "qps": 0, "qps_stopped_early": 0, "max_open": 0}
         self.recorder = Recorder(inst) if method.certificate else None
         self.best_bound_seen = -np.inf
+        self.heuristic_solves = 0
         self.next_refresh = 0.0
 
     # ---- incumbent -------------------------------------------------------------------------
     def _score_inc(self) -> float:
         return np.inf if self.inc.value is None else self.inst.score(self.inc.value)
 
-    def _heuristic(self, start) -> int:
-        """Run the incumbent heuristic (and solve the user's start); returns its SVM solves."""
-        solves = 0
+    def _heuristic(self, start) -> None:
+        """Run the incumbent heuristic (and solve the user's start), counting its SVM solves."""
         oracle = AlphaSubproblem(self.inst, tol=self.qp.tol)
         if start is not None:
             fit = oracle.solve(self.inst.check_subset(start))
             self.inc.offer(fit.value, fit.subset, fit.alpha, "start")
-            solves = oracle.n_solves
+            self.heuristic_solves = oracle.n_solves
         name = self.method.incumbent
         if name != "none" and not self.inc.proves_optimal:
             options = {}
@@ -135,10 +135,11 @@ class _Search:
                 options["time_limit"] = self.method.time_limit
             res = get_method(name, **options).solve(self.inst, start=start if cls.uses_start else None,
                                                    oracle=oracle)
-            solves = oracle.n_solves
+            self.heuristic_solves = oracle.n_solves
             if res.objective is not None:
                 self.inc.offer(res.objective, res.features, res.alpha, canonical_name(name))
-        return solves
+            if res.status == "interrupted":  # Ctrl-C reached the heuristic, which returned its incumbent
+                raise KeyboardInterrupt
 
     # ---- QPs --------------------------------------------------------------------------------
     def _solve(self, K, warm):
@@ -206,10 +207,10 @@ class _Search:
         order, children = None, []
         if bound < self._score_inc():
             if self.method.marginal:
-                f_fixed, f_all, gains = marginal_gains(self.inst, alpha, node.fixed, node.free)
+                f_take, f_all, gains = marginal_gains(self.inst, alpha, node.fixed, node.free)
                 order = sorted(node.free, key=lambda j: (-gains[j], j))
                 for t, f, F in tree.split(node.fixed, node.free, node.need, order):
-                    b = -marginal_bound(f_fixed, f_all, gains, [order[t]], node.need - 1, order[t + 1:])
+                    b = -marginal_bound(f_take[order[t]], f_all, gains, node.need - 1, order[t + 1:])
                     self.counts["pruned_marginal"] += b >= self._score_inc() > bound
                     children.append(_Node(f, F, node.need - 1, max(bound, b), alpha))
             else:
@@ -273,16 +274,17 @@ class _Search:
     def _root(self) -> None:
         fixed, free, need = tree.root(self.inst.n, self.inst.B)
         bound = self.inst.trivial_bound if self.paper else -np.inf
-        self.stack.append(_Node(fixed, free, need, bound, self.inc.alpha))
+        self.stack.append(_Node(fixed, free, need, bound, None))
 
     def run(self, start):
         m, status = self.method, "optimal"
-        heuristic_solves = 0
         bar = tqdm(disable=not m.progress, unit="node", desc=f"bnb {self.inst.name}")
         try:
-            heuristic_solves = self._heuristic(start)
-            if not self.inc.proves_optimal:
-                self._root()
+            self._root()  # first, so that a stop during the heuristic still reports a valid bound
+            self._heuristic(start)
+            if self.inc.proves_optimal:
+                self.stack.clear()
+            self.stack[-1:] = [_Node(n.fixed, n.free, n.need, n.bound, self.inc.alpha) for n in self.stack[-1:]]
             while self.stack:
                 self.counts["max_open"] = max(self.counts["max_open"], len(self.stack))
                 self.current = self.stack.pop()
@@ -295,13 +297,11 @@ class _Search:
         except KeyboardInterrupt:
             status = "interrupted"
         finally:
+            self._refresh(bar, force=True)
             bar.close()
         complete = status == "optimal" and self.inc.value is not None
-        bound = self.global_bound()
-        if complete:
-            bound = self._score_inc()
-        self._refresh(bar, force=True)
-        info = dict(self.counts, heuristic=m.incumbent, heuristic_svm_solves=heuristic_solves,
+        bound = self._score_inc() if complete else self.global_bound()
+        info = dict(self.counts, heuristic=m.incumbent, heuristic_svm_solves=self.heuristic_solves,
                     bounds=("probe" if self.paper else "universe+marginal" if m.marginal else "universe")
                     if self.probes else ("trivial" if self.paper else "none"),
                     open_nodes=len(self.stack) + (self.current is not None), gap_percent=self.gap(bound))
@@ -311,5 +311,5 @@ class _Search:
         if self.recorder and m.certificate:
             self.recorder.write(m.certificate, self.inc, complete, value_bound)
             info["certificate"] = m.certificate
-        return self.inc.result(m.name, status, n_svm_solves=heuristic_solves + self.counts["qps"],
+        return self.inc.result(m.name, status, n_svm_solves=self.heuristic_solves + self.counts["qps"],
                                certified=complete, bound=value_bound, message=message, info=info)
