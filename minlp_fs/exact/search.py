@@ -282,9 +282,9 @@ class _Search:
         try:
             self._root()  # first, so that a stop during the heuristic still reports a valid bound
             self._heuristic(start)
+            self.stack[0].alpha = self.inc.alpha  # the incumbent's alpha warm-starts the first QP
             if self.inc.proves_optimal:
                 self.stack.clear()
-            self.stack[-1:] = [_Node(n.fixed, n.free, n.need, n.bound, self.inc.alpha) for n in self.stack[-1:]]
             while self.stack:
                 self.counts["max_open"] = max(self.counts["max_open"], len(self.stack))
                 self.current = self.stack.pop()
