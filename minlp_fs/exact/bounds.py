@@ -9,16 +9,14 @@ is >= the incumbent's score holds no strictly better subset and is pruned.
 Three bounds are proven here:
 
 * **trivial** (paper sense, any kernel; Remark 1): g(S) >= -2C min(|I+|, |I-|).
-* **probe** (:func:`probe_bound`; polynomial kernels with c >= 0): g is monotone nondecreasing,
-  S subset of T implies g(S) <= g(T). Proof: K_T - K_S is PSD (appendix app:proofs: by
-  Observation 1 (c = 0 after adding the constant feature sqrt(c/gamma)) the difference expands into a
-  sum of products of kernels with nonnegative coefficients, a kernel by Proposition app-product), so
-  f(alpha, S) <= f(alpha, T) for every alpha, and the minimum over the same polytope Delta keeps the
-  order. Consequences: in the paper sense S containing P means score(S) >= score(P) for P = I + {j},
-  j in S; in the fit sense S inside P = (I u F) - {j} (j not in S) means -g(S) >= -g(P). So each
-  subset's score is >= the score of every *probe* P_j of a *marked* feature j (paper: the features
-  of F the subset takes; fit: those it leaves out); a subset marks exactly ``need`` features of a
-  set W, hence its score is >= the ``need``-th smallest probe score over W.
+* **probe** (:func:`probe_bound`; paper sense, polynomial kernels with c >= 0): g is monotone
+  nondecreasing, S subset of T implies g(S) <= g(T). Proof: K_T - K_S is PSD (appendix app:proofs:
+  by Observation 1 (c = 0 after adding the constant feature sqrt(c/gamma)) the difference expands
+  into a sum of products of kernels with nonnegative coefficients, a kernel by Proposition
+  app-product), so f(alpha, S) <= f(alpha, T) for every alpha, and the minimum over the same
+  polytope Delta keeps the order. A subset S = I u R of a node contains every probe I + {j}, j in R,
+  so g(S) >= max_{j in R} g(I + j) >= the |R|-th smallest g(I + j) over any W containing R.
+  (In the fit sense monotonicity only gives g(S) <= g(I u F), used as is by the search.)
 * **fixed-alpha marginal** (:func:`marginal_bound`; fit sense, polynomial kernels with c >= 0): for
   ANY feasible alpha, g(S) <= f(alpha, S) (g is a minimum over alpha). At fixed alpha,
   F(S) = alpha' Q_S alpha is supermodular and nondecreasing (Proposition 1), so for the node's

@@ -1,19 +1,28 @@
 """Branch-and-bound certifier of problem (4): method ``bnb`` (issue 12).
 
-Depth-first search of the set-enumeration tree of :mod:`.tree` (direction ``add`` in the paper
-sense, ``remove`` in the fit sense), with the proven bounds of :mod:`.bounds`:
+Depth-first search of the set-enumeration tree of :mod:`.tree` (nodes (I, F, need): I fixed in,
+F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score terms (sign * g):
 
-1. An incumbent first: LS* from the alpha-start by default (``incumbent``), or from the user's start.
-2. A node is popped; it is pruned, with no QP, when its bound (inherited from its parent's probes)
-   is >= the incumbent's score. In the fit sense with a polynomial kernel the fixed-alpha marginal
-   bound at the node's alpha (the SVM solution of its anchor, computed by its parent) is tried next.
-3. A node holding one subset is solved (warm-started SMO, stopped early once proven worse than the
-   incumbent). Otherwise it is *expanded*: the probe QP of every free feature (polynomial kernels
-   only; warm-started from the anchor's alpha, each stopped early as soon as duality proves the
-   probe worse than the incumbent, its score then bounded by the incumbent's), probes that are
-   B-subsets offered as incumbents; the children are ordered by probe score (best first) and each
-   gets the probe bound of :func:`.bounds.probe_bound`; those at or beyond the incumbent are pruned,
-   the rest pushed so that the best child is searched first.
+1. An incumbent first: LS* from the alpha-start (``incumbent``; by default only when C(n, B) > 1000),
+   and the user's start.
+2. A node is popped; it is pruned, with no QP, when its bound (set by its parent) is >= the
+   incumbent's score: the incumbent only improves, so bounds computed earlier still prune.
+3. A node holding one subset is solved (warm-started SMO, stopped early once duality proves it worse
+   than the incumbent). Otherwise it is expanded (polynomial kernels, c >= 0):
+
+   * paper sense (min g): the probe QP g(I + j) of every free j, warm-started from the alpha of I and
+     stopped early once proven worse than the incumbent (its score is then bounded by the
+     incumbent's); probes of size B are offered as incumbents. Children are ordered by probe value,
+     smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
+     order[t:]) (:func:`.bounds.probe_bound`).
+   * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
+     warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
+     (the node is then pruned). At its alpha, |F| fixed-alpha evaluations give f(alpha, I + j) and the
+     marginal gains at U; children are ordered by gain, largest first, and child t gets the marginal
+     bound f(alpha, I + j_t) + the need - 1 largest gains over order[t+1:] (and g(U)), which prunes
+     most children without any QP (:func:`.bounds.marginal_bound`).
+
+   Children at or beyond the incumbent are pruned; the rest are pushed so the first is searched first.
 
 With a Gaussian kernel no probe bound holds: nodes split without QPs and every leaf is solved (the
 paper sense keeps the trivial bound). ``minlp-fs certify --method auto`` uses enumeration there.
@@ -25,6 +34,7 @@ has the incumbent's improvements and, with source ``bound``, the global bound ov
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -41,6 +51,8 @@ from . import tree
 from .bounds import marginal_bound, marginal_gains, monotone, probe_bound
 from .certificate import Recorder
 
+#: C(n, B) up to which ``incumbent="auto"`` runs no heuristic (the tree's own leaves are incumbents)
+SMALL_SEARCH = 1000
 #: seconds between two refreshes of the global bound (trace, progress bar)
 REFRESH_S = 0.5
 
@@ -51,7 +63,7 @@ class _Node:
     free: tuple
     need: int
     bound: float                 # every subset of the node has score >= bound
-    alpha: np.ndarray | None     # a feasible alpha of the node's anchor (warm start, marginal bound)
+    alpha: np.ndarray | None     # a feasible alpha (warm start): of I (paper), of the parent's universe (fit)
 
 
 class _Stop(Exception):
@@ -62,7 +74,8 @@ class _Stop(Exception):
 class BranchAndBound(Method):
     """Certified optimum of problem (4) by branch-and-bound (module docstring); both senses, any kernel.
 
-    ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved);
+    ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved;
+    "auto": LS* when C(n, B) > ``SMALL_SEARCH``, else none, as LS* then costs more QPs than the tree);
     ``marginal``: use the fixed-alpha marginal bound (fit sense, polynomial kernels);
     ``certificate``: path of a JSON proof to write. ``n_jobs``: 1 (the search is sequential).
     """
@@ -70,7 +83,7 @@ class BranchAndBound(Method):
     time_limit: float | None = None
     n_jobs: int = 1
     progress: bool = False
-    incumbent: str = "ls*"
+    incumbent: str = "auto"
     marginal: bool = True
     certificate: str | None = None
 
@@ -82,7 +95,7 @@ class BranchAndBound(Method):
         check_options(self)
         if self.n_jobs != 1:
             raise InputError(f"bnb: n_jobs must be 1 (the search is sequential for now); got {self.n_jobs!r}")
-        if self.incumbent != "none":
+        if self.incumbent not in ("none", "auto"):
             cls = method_class(self.incumbent)
             if cls.certifies:
                 raise InputError(f"bnb: incumbent must be a heuristic (or 'none'); got {self.incumbent!r}")
@@ -114,6 +127,7 @@ class _Search:
         self.recorder = Recorder(inst) if method.certificate else None
         self.best_bound_seen = -np.inf
         self.heuristic_solves = 0
+        self.heuristic = "none"
         self.next_refresh = 0.0
 
     # ---- incumbent -------------------------------------------------------------------------
@@ -128,6 +142,9 @@ class _Search:
             self.inc.offer(fit.value, fit.subset, fit.alpha, "start")
             self.heuristic_solves = oracle.n_solves
         name = self.method.incumbent
+        if name == "auto":
+            name = "ls*" if math.comb(self.inst.n, self.inst.B) > SMALL_SEARCH else "none"
+        self.heuristic = name
         if name != "none" and not self.inc.proves_optimal:
             options = {}
             cls = method_class(name)
@@ -181,12 +198,9 @@ class _Search:
 
     def _expand_probes(self, node: _Node) -> None:
         """Paper sense: the probe QP g(I + j) of every free j; children ordered by probe, probe bounds."""
-        kern, X = self.inst.kernel, self.inst.X
-        base = kern.base(X, list(node.fixed))
-        moved, K = np.empty_like(base), np.empty_like(base)
         scores, alphas, values = {}, {}, {}
         for j in node.free:
-            kern.apply(np.add(base, kern.feature_term(X, j), out=moved), out=K)
+            K = self.inst.gram(tree.probe_set(node.fixed, j))  # one compiled pass over |I| + 1 columns
             warm = node.alpha if node.alpha is not None else self.last_alpha
             scores[j], exact, alphas[j], values[j] = self._solve(K, warm)
             if exact and node.need == 1:  # the probe is a B-subset
@@ -301,7 +315,7 @@ class _Search:
             bar.close()
         complete = status == "optimal" and self.inc.value is not None
         bound = self._score_inc() if complete else self.global_bound()
-        info = dict(self.counts, heuristic=m.incumbent, heuristic_svm_solves=self.heuristic_solves,
+        info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.heuristic_solves,
                     bounds=("probe" if self.paper else "universe+marginal" if m.marginal else "universe")
                     if self.probes else ("trivial" if self.paper else "none"),
                     open_nodes=len(self.stack) + (self.current is not None), gap_percent=self.gap(bound))
