@@ -38,7 +38,7 @@ def test_method_options_become_flags(capsys):
 
 
 def test_certify_json_matches_enumeration(capsys):
-    code, out, _ = run(capsys, "certify", *TINY, "--sense", "fit", "--no-progress", "--json")
+    code, out, _ = run(capsys, "certify", *TINY, "--sense", "fit", "--method", "enumerate", "--no-progress", "--json")
     d = json.loads(out)
     assert code == 0 and d["certified"] and d["status"] == "optimal" and d["info"]["n_subsets"] == 45
 
