@@ -1,12 +1,14 @@
 """Branch-and-bound (``bnb``) against enumeration, side by side in one run, and certificates (issue 12).
 
 (a) Same instances, both methods one after the other in this process (enumeration with n_jobs = 1,
-    bnb with its default incumbent (LS* when C(n, B) > 1000) included in its time and QP count): dataset, kernel, sense, B,
-    C(n, B), optimum agreement, wall times, QPs (SVM solves), bnb nodes, and the ratios. The
+    bnb with its default incumbent, the alpha-start (2 QPs), included in its time and QP count):
+    dataset, kernel, sense, B, C(n, B), optimum agreement, wall times, QPs (SVM solves), bnb nodes,
+    and the ratios. The
     instances enumerate in seconds to a couple of minutes (B from n/4 to n/2 where C(n, B) allows).
 (b) bnb alone where enumeration is out of reach here (the paper's B_max), with a time limit: status,
     bound and gap, QPs against C(n, B).
-(c) One certificate per dataset: ``minlp-fs certify --method bnb --certificate FILE``, then
+(c) bnb's incumbent: none, the alpha-start (the default) or LS*, on the largest instances of (a).
+(d) One certificate per dataset: ``minlp-fs certify --method bnb --certificate FILE``, then
     ``minlp-fs verify FILE`` (a separate process replaying every bound with libsvm); file size, times.
 
 Wall times on a shared 2-core machine: compare the ratios of a row, measured back to back. Usage:
@@ -38,7 +40,10 @@ RBF_CASES = [("diabetes", 4), ("cleveland", 6)]
 BEYOND = [("parkinsons", "poly3", "paper", 11), ("parkinsons", "poly3", "fit", 11), ("parkinsons", "poly2", "fit", 11),
           ("ionosphere", "poly2", "fit", 5), ("sonar", "poly2", "fit", 4), ("german", "poly2", "fit", 5)]
 BEYOND_LIMIT = 90.0
-#: (dataset, kernel, sense, B) for part (c): one certificate per dataset
+#: (dataset, kernel, sense, B) for part (c)
+INCUMBENT_CASES = [("cleveland", "poly2", "paper", 6), ("cleveland", "poly2", "fit", 6),
+                   ("parkinsons", "poly3", "paper", 6), ("parkinsons", "poly3", "fit", 6)]
+#: (dataset, kernel, sense, B) for part (d): one certificate per dataset
 CERTIFICATES = [("wholesale", "poly2", "fit", 3), ("diabetes", "poly3", "fit", 4), ("bcw", "poly2", "fit", 4),
                 ("cleveland", "poly3", "paper", 6), ("parkinsons", "poly3", "paper", 6),
                 ("german", "poly2", "fit", 3), ("bcd", "poly2", "fit", 4), ("ionosphere", "poly2", "fit", 4),
@@ -84,6 +89,19 @@ def beyond(data_dir, cases, limit):
                     f"{bound} | {res.info['gap_percent']:.2g} | {t:.1f} | {res.n_svm_solves:,} | "
                     f"{res.n_svm_solves / total:.1e} |")
         print(rows[-1], flush=True)
+    return rows
+
+
+def incumbents(data_dir, cases):
+    rows = ["| dataset | kernel | sense | B | incumbent | time (s) | heuristic QPs | tree QPs | nodes |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for ds, kernel, sense, B in cases:
+        inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
+        for heuristic in ("none", "alpha-start", "ls*"):
+            res, t = timed(inst, "bnb", incumbent=heuristic)
+            rows.append(f"| {ds} | {kernel} | {sense} | {B} | {heuristic} | {t:.2f} | "
+                        f"{res.info['heuristic_svm_solves']:,} | {res.info['qps']:,} | {res.info['nodes']:,} |")
+            print(rows[-1], flush=True)
     return rows
 
 
@@ -133,10 +151,12 @@ def main():
     if not quick:
         out += ["", f"### (b) bnb where enumeration is out of reach here (time limit {BEYOND_LIMIT:.0f} s per run)", "",
                 *beyond(args.data_dir, BEYOND, BEYOND_LIMIT)]
+        out += ["", "### (c) bnb's incumbent heuristic (`incumbent=`): none, alpha-start (default), LS*", "",
+                *incumbents(args.data_dir, INCUMBENT_CASES)]
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.cert_dir or tmp
         Path(folder).mkdir(parents=True, exist_ok=True)
-        out += ["", "### (c) One certificate per dataset: `minlp-fs certify --method bnb --certificate FILE`, "
+        out += ["", "### (d) One certificate per dataset: `minlp-fs certify --method bnb --certificate FILE`, "
                 "then `minlp-fs verify FILE` (separate processes; verify replays every bound with libsvm)", "",
                 *certificates(args.data_dir, CERTIFICATES[:2] if quick else CERTIFICATES, folder)]
     elapsed, load1 = time.perf_counter() - t0, os.getloadavg()

@@ -3,8 +3,8 @@
 Depth-first search of the set-enumeration tree of :mod:`.tree` (nodes (I, F, need): I fixed in,
 F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score terms (sign * g):
 
-1. An incumbent first: LS* from the alpha-start (``incumbent``; by default only when C(n, B) > 1000),
-   and the user's start.
+1. An incumbent first: the alpha-start by default, or any heuristic (``incumbent``, e.g. LS*), and
+   the user's start.
 2. A node is popped; it is pruned, with no QP, when its bound (set by its parent) is >= the
    incumbent's score: the incumbent only improves, so bounds computed earlier still prune.
 3. A node holding one subset is solved (warm-started SMO, stopped early once duality proves it worse
@@ -34,7 +34,6 @@ has the incumbent's improvements and, with source ``bound``, the global bound ov
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 
@@ -51,8 +50,6 @@ from . import tree
 from .bounds import marginal_bound, marginal_gains, monotone, probe_bound
 from .certificate import Recorder
 
-#: C(n, B) up to which ``incumbent="auto"`` runs no heuristic (the tree's own leaves are incumbents)
-SMALL_SEARCH = 1000
 #: seconds between two refreshes of the global bound (trace, progress bar)
 REFRESH_S = 0.5
 
@@ -74,8 +71,9 @@ class _Stop(Exception):
 class BranchAndBound(Method):
     """Certified optimum of problem (4) by branch-and-bound (module docstring); both senses, any kernel.
 
-    ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved;
-    "auto": LS* when C(n, B) > ``SMALL_SEARCH``, else none, as LS* then costs more QPs than the tree);
+    ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved).
+    The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
+    finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
     ``marginal``: use the fixed-alpha marginal bound (fit sense, polynomial kernels);
     ``certificate``: path of a JSON proof to write. ``n_jobs``: 1 (the search is sequential).
     """
@@ -83,7 +81,7 @@ class BranchAndBound(Method):
     time_limit: float | None = None
     n_jobs: int = 1
     progress: bool = False
-    incumbent: str = "auto"
+    incumbent: str = "alpha-start"
     marginal: bool = True
     certificate: str | None = None
 
@@ -95,7 +93,7 @@ class BranchAndBound(Method):
         check_options(self)
         if self.n_jobs != 1:
             raise InputError(f"bnb: n_jobs must be 1 (the search is sequential for now); got {self.n_jobs!r}")
-        if self.incumbent not in ("none", "auto"):
+        if self.incumbent != "none":
             cls = method_class(self.incumbent)
             if cls.certifies:
                 raise InputError(f"bnb: incumbent must be a heuristic (or 'none'); got {self.incumbent!r}")
@@ -142,8 +140,6 @@ class _Search:
             self.inc.offer(fit.value, fit.subset, fit.alpha, "start")
             self.heuristic_solves = oracle.n_solves
         name = self.method.incumbent
-        if name == "auto":
-            name = "ls*" if math.comb(self.inst.n, self.inst.B) > SMALL_SEARCH else "none"
         self.heuristic = name
         if name != "none" and not self.inc.proves_optimal:
             options = {}
