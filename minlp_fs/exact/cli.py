@@ -5,7 +5,8 @@ import json
 
 from ..errors import InputError
 from .bounds import monotone
-from .certificate import verify_file
+from .certificate import load, verify_file
+from .graph import write_graphml
 
 CERTIFY_METHODS = ("auto", "enumerate", "bnb")
 
@@ -27,9 +28,12 @@ def add_verify_parser(sub) -> None:
     v = sub.add_parser("verify", help="replay a bnb certificate with libsvm; exit 0 if it proves its optimum, else 1")
     v.add_argument("file", help="certificate written by certify --certificate")
     v.add_argument("--json", action="store_true", help="print one JSON object instead of a line")
+    v.add_argument("--graphml", default=None, help="also write the certificate's tree as GraphML (needs networkx)")
 
 
 def run_verify(args) -> int:
+    if args.graphml:
+        write_graphml(load(args.file), args.graphml)
     verdict = verify_file(args.file)
     if args.json:
         print(json.dumps({"proven": verdict.proven, "reason": verdict.reason, "value": verdict.value,

@@ -109,3 +109,22 @@ def test_cli_auto_method_and_errors(tmp_path, capsys):
     (tmp_path / "junk.json").write_text("{}")
     assert main(["verify", str(tmp_path / "junk.json")]) == 2
     assert "not a minlp-fs branch-and-bound certificate" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kernel, sense", [("poly2", "paper"), ("poly3", "fit"), ("rbf", "fit")])
+def test_tree_as_graph_and_graphml(certificates, kernel, sense, tmp_path, capsys):
+    nx = pytest.importorskip("networkx")
+    from minlp_fs.exact.graph import certificate_graph
+
+    path, res = certificates[kernel, sense]
+    doc = load(path)
+    g = certificate_graph(doc)
+    assert nx.is_arborescence(g)  # one tree, rooted at the root node
+    root = next(n for n in g if g.in_degree(n) == 0)
+    assert root == "I=|F=0 1 2 3 4 5 6|need=3"
+    expanded = [r for r in doc["nodes"] if r["kind"] != "leaf" and r.get("order")]
+    assert sum(1 for n in g if g.out_degree(n) > 0) == len(expanded)
+    out = tmp_path / "tree.graphml"
+    assert main(["verify", str(path), "--graphml", str(out)]) == 0
+    capsys.readouterr()
+    assert nx.read_graphml(out).number_of_nodes() == g.number_of_nodes()
