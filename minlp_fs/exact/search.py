@@ -34,7 +34,9 @@ has the incumbent's improvements and, with source ``bound``, the global bound ov
 """
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,7 +77,9 @@ class BranchAndBound(Method):
     The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
     finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
     ``marginal``: use the fixed-alpha marginal bound (fit sense, polynomial kernels);
-    ``certificate``: path of a JSON proof to write. ``n_jobs``: 1 (the search is sequential).
+    ``certificate``: path of a JSON proof to write. ``n_jobs``: threads solving the probe QPs of a
+    paper-sense expansion (-1: one per core; numba's SMO releases the GIL); the tree, hence the
+    answer, is the same for any n_jobs. The fit sense solves one QP per node, on one thread.
     """
 
     time_limit: float | None = None
@@ -91,8 +95,6 @@ class BranchAndBound(Method):
 
     def _check(self) -> None:
         check_options(self)
-        if self.n_jobs != 1:
-            raise InputError(f"bnb: n_jobs must be 1 (the search is sequential for now); got {self.n_jobs!r}")
         if self.incumbent != "none":
             cls = method_class(self.incumbent)
             if cls.certifies:
@@ -126,6 +128,7 @@ class _Search:
         self.best_bound_seen = -np.inf
         self.heuristic_solves = 0
         self.heuristic = "none"
+        self.pool = None
         self.next_refresh = 0.0
 
     # ---- incumbent -------------------------------------------------------------------------
@@ -155,18 +158,24 @@ class _Search:
                 raise KeyboardInterrupt
 
     # ---- QPs --------------------------------------------------------------------------------
-    def _solve(self, K, warm):
-        """(score, exact, alpha, value) of one QP stopped early once proven worse than the incumbent."""
-        stats = {}
-        threshold = self._score_inc()
-        alpha, exact = self.qp.solve_gram(K, warm, self.inc.value, stats=stats)
-        self.counts["qps"] += 1
-        self.counts["qps_stopped_early"] += not exact
-        self.last_alpha = alpha
+    def _qp(self, K, warm, incumbent):
+        """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
+        (a value, or None); thread-safe (the oracle counts under its lock)."""
+        alpha, exact = self.qp.solve_gram(K, warm, incumbent)
         if exact:
             value = dual_objective(alpha, K, self.inst.y)
             return self.inst.score(value), True, alpha, value
-        return threshold, False, alpha, None
+        return self.inst.score(incumbent), False, alpha, None
+
+    def _count(self, results) -> None:
+        self.counts["qps"] += len(results)
+        self.counts["qps_stopped_early"] += sum(not r[1] for r in results)
+        self.last_alpha = results[-1][2]
+
+    def _solve(self, K, warm):
+        result = self._qp(K, warm, self.inc.value)
+        self._count([result])
+        return result
 
     def _leaf(self, node: _Node) -> None:
         subset = tree.leaf_subset(node.fixed, node.free, node.need)
@@ -194,14 +203,19 @@ class _Search:
 
     def _expand_probes(self, node: _Node) -> None:
         """Paper sense: the probe QP g(I + j) of every free j; children ordered by probe, probe bounds."""
+        incumbent = self.inc.value  # every probe of the expansion prunes against it: same tree for any n_jobs
+        warm = node.alpha if node.alpha is not None else self.last_alpha
+
+        def probe(j):
+            self._check_time()
+            return self._qp(self.inst.gram(tree.probe_set(node.fixed, j)), warm, incumbent)
+
+        results = list(self.pool.map(probe, node.free)) if self.pool else [probe(j) for j in node.free]
+        self._count(results)
         scores, alphas, values = {}, {}, {}
-        for j in node.free:
-            K = self.inst.gram(tree.probe_set(node.fixed, j))  # one compiled pass over |I| + 1 columns
-            warm = node.alpha if node.alpha is not None else self.last_alpha
-            scores[j], exact, alphas[j], values[j] = self._solve(K, warm)
+        for j, (scores[j], exact, alphas[j], values[j]) in zip(node.free, results):
             if exact and node.need == 1:  # the probe is a B-subset
                 self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
-            self._check_time()
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
             self.recorder.probes(node.fixed, node.free, node.need, order, values, scores)
@@ -289,6 +303,8 @@ class _Search:
     def run(self, start):
         m, status = self.method, "optimal"
         bar = tqdm(disable=not m.progress, unit="node", desc=f"bnb {self.inst.name}")
+        workers = os.cpu_count() if m.n_jobs < 0 else m.n_jobs
+        self.pool = ThreadPoolExecutor(workers) if workers > 1 and self.paper and self.probes else None
         try:
             self._root()  # first, so that a stop during the heuristic still reports a valid bound
             self._heuristic(start)
@@ -309,6 +325,8 @@ class _Search:
         finally:
             self._refresh(bar, force=True)
             bar.close()
+            if self.pool is not None:
+                self.pool.shutdown(cancel_futures=True)
         complete = status == "optimal" and self.inc.value is not None
         bound = self._score_inc() if complete else self.global_bound()
         info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.heuristic_solves,

@@ -1,6 +1,7 @@
 """bnb against enumeration: the same optimum on random small instances, both senses, every kernel;
 anytime stops return valid bounds; options are checked."""
-import numpy as np
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -91,7 +92,19 @@ def test_bnb_needs_far_fewer_solves_than_subsets():
     assert res.certified and res.info["qps"] < 252
 
 
-@pytest.mark.parametrize("options, match", [({"n_jobs": 2}, "n_jobs must be 1"),
+@pytest.mark.parametrize("sense", SENSES)
+def test_same_tree_and_answer_for_any_n_jobs(sense, tmp_path):
+    inst = random_instance(8, 40, 10, 4, "poly3", sense)
+    runs = []
+    for jobs in (1, 2, -1):
+        path = tmp_path / f"{jobs}.json"
+        res = solve(inst, "bnb", n_jobs=jobs, certificate=str(path))
+        runs.append((res.features, res.objective, res.info["qps"], res.info["nodes"],
+                     json.loads(path.read_text())["nodes"]))
+    assert runs[0] == runs[1] == runs[2]
+
+
+@pytest.mark.parametrize("options, match", [({"n_jobs": 0}, "n_jobs must be a non-zero integer"),
                                             ({"incumbent": "enumerate"}, "must be a heuristic"),
                                             ({"incumbent": "nope"}, "unknown method"),
                                             ({"marginal": 1}, "marginal must be"),
