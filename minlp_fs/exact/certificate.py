@@ -1,19 +1,22 @@
 """Certificates of branch-and-bound proofs: written by ``bnb``, replayed by ``minlp-fs verify``.
 
 A certificate is JSON data: the instance (scaled X, labels, kernel, C, B, sense), the claimed optimum
-(subset and value), the tree's direction (:mod:`.tree`) and its closed and expanded nodes:
+(subset and value) and the nodes of the tree (:mod:`.tree`) the search expanded or solved:
 
-* ``expanded``: (I, F, need), the order of F its children were split by, and the probe values the
-  search used (``value``, or None for a probe stopped early once proven worse than the incumbent, with
-  ``score_bound`` the score it was proven beyond);
-* ``split``: (I, F, need) and an order: a node split without probes (Gaussian kernel);
-* ``leaf``: a node holding one subset, and that subset's value (None if stopped early);
-* ``marginal``: (I, F, need), the alpha and the fixed-alpha marginal bound (fit sense, polynomial kernels).
+* ``probes`` (paper sense): (I, F, need), the order of F its children were split by, and the probes
+  the search used as [j, g(I + j), score bound] (the value None for a probe stopped early once
+  proven worse than the incumbent; its score bound is then the incumbent's score);
+* ``fit`` (fit sense): (I, F, need), g(I u F) (None if its solve stopped early), the alpha it ended
+  at (sparse), and the order of the children with ``marginal`` whether their marginal bounds were
+  used (order None: the node was closed by g(I u F) alone);
+* ``split`` (Gaussian kernel): (I, F, need) and the order of a split made without bounds;
+* ``leaf``: a solved one-subset node and its value (None if stopped early).
 
 :func:`verify` trusts none of the numbers. It rebuilds the instance, recomputes the claimed optimum and
-every probe and leaf by an exact SVM solve with the libsvm backend, recomputes every marginal bound
-from its alpha by the package's objective, and walks the tree from the root: each child must be closed
-by a recomputed bound (:mod:`.bounds`) that is at least the claimed optimum's score minus
+every probe, universe and leaf by an exact SVM solve with the libsvm backend, recomputes every
+marginal bound from its alpha by the package's objective (after checking that alpha is feasible),
+and walks the tree from the root: each child must be closed by a recomputed bound (:mod:`.bounds`)
+that is at least the claimed optimum's score minus
 ``rtol * max(1, |optimum|)``, or be a node the certificate expands, splits or closes. The proof holds
 when no open node remains: then no subset beats the claimed value by more than that tolerance.
 """
