@@ -82,7 +82,7 @@ def test_trace_has_incumbent_and_bound_and_is_json():
     res = solve(inst, "bnb")
     d = res.to_dict()
     assert d["trace"][-1]["source"] == "bound" and close(d["trace"][-1]["bound"], res.objective)
-    assert all("bound" in p for p in d["trace"])
+    assert all(("bound" in p) == (p["source"] == "bound") for p in d["trace"])
 
 
 def test_bnb_needs_far_fewer_solves_than_subsets():
