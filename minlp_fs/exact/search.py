@@ -80,6 +80,7 @@ class BranchAndBound(Method):
     ``certificate``: path of a JSON proof to write. ``n_jobs``: threads solving the probe QPs of a
     paper-sense expansion (-1: one per core; numba's SMO releases the GIL); the tree, hence the
     answer, is the same for any n_jobs. The fit sense solves one QP per node, on one thread.
+    An ``oracle`` passed to :meth:`solve` lends its KKT tolerance (the search solves its own QPs).
     """
 
     time_limit: float | None = None
@@ -188,7 +189,7 @@ class _Search:
             self.recorder.leaf(subset, value)
 
     def _push(self, children: list) -> None:
-        """Push (bound, node) pairs so that the first child is popped first; prune those beyond the incumbent."""
+        """Push the children so that the first is popped first; prune those whose bound reaches the incumbent."""
         kept = [n for n in children if n.bound < self._score_inc()]
         self.counts["pruned_children"] += len(children) - len(kept)
         self.stack.extend(reversed(kept))
