@@ -317,6 +317,8 @@ class _Search:
                 self.current = self.stack.pop()
                 self._process(self.current)
                 self.current = None
+                if self.inc.proves_optimal:  # paper sense: at the trivial bound (to 1e-6), nothing can beat it
+                    self.stack.clear()
                 self._refresh(bar)
                 self._check_time()
         except _Stop:

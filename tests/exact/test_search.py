@@ -121,3 +121,14 @@ def test_value_table_agrees_with_bnb_on_the_leaves():
     res = solve(inst, "bnb", incumbent="none")
     assert close(res.objective, max(table.values()))
     assert tuple(res.features) == max(table, key=table.get)
+
+
+def test_paper_sense_stops_at_the_trivial_bound(tmp_path):
+    """With a tiny C every subset is a one-class SVM: the first leaf attains -2C min(|I+|,|I-|)."""
+    from minlp_fs.exact.certificate import verify_file
+
+    inst = random_instance(3, 30, 8, 3, "poly2", "paper", C=0.001)
+    res = solve(inst, "bnb", incumbent="none", certificate=str(tmp_path / "c.json"))
+    assert res.certified and res.degenerate and res.bound == inst.trivial_bound
+    assert res.info["qps"] < 56 and res.info["open_nodes"] == 0
+    assert verify_file(tmp_path / "c.json").proven
