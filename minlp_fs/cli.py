@@ -1,4 +1,4 @@
-"""Command line: ``minlp-fs solve | certify | solvers | methods | export | evaluate | compare | datasets | bench``.
+"""Command line: ``minlp-fs solve | certify | verify | solvers | methods | export | evaluate | compare | datasets | bench``.
 
 Instance flags are shared by every verb; method options become flags automatically from the
 registered methods' dataclass fields (``--refit-fraction``, ``--n-samples``, ...), so this file
@@ -94,6 +94,7 @@ def _method_option_flags(p: argparse.ArgumentParser) -> dict:
 
 
 def _parser() -> tuple[argparse.ArgumentParser, dict]:
+    from .exact.cli import CERTIFY_METHODS, add_verify_parser
     from .experiments.cli import add_bench_parser
     from .methods import ALIASES, REGISTRY
 
@@ -110,11 +111,15 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     s.add_argument("--jobs", type=int, default=None,
                    help="parallel candidate re-fits (methods with n_jobs; -1 = one per CPU, capped at the CPUs)")
     dests = _method_option_flags(s)
-    c = sub.add_parser("certify", help="certified optimum by enumerating all C(n,B) subsets")
+    c = sub.add_parser("certify", help="certified optimum by branch-and-bound or enumeration of all C(n,B) subsets")
     _instance_flags(c)
     c.add_argument("--jobs", type=int, default=1, help="worker processes (-1 = one per CPU, capped at the CPUs)")
     c.add_argument("--time-limit", type=float, default=None, help="seconds")
     c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    c.add_argument("--method", default="auto", choices=CERTIFY_METHODS,
+                   help="auto (default): bnb for polynomial kernels, enumeration for rbf; or enumerate, bnb")
+    c.add_argument("--certificate", default=None, help="bnb: write the proof to this JSON file (minlp-fs verify FILE)")
+    add_verify_parser(sub)
     sv = sub.add_parser("solvers", help="list the solver adapters with availability and the reason")
     sv.add_argument("--json", action="store_true")
     mt = sub.add_parser("methods", help="list the methods with their options, defaults and meaning")
@@ -230,17 +235,21 @@ def _run_solve(args, dests) -> int:
 def _run_certify(args) -> int:
     from .alpha import DEFAULT_TOL
     from .api import solve
+    from .exact.cli import certify_method
     from .workers import cap_jobs
 
     jobs = cap_jobs(args.jobs, "certify --jobs")
     inst = _instance(args)
-    result = solve(inst, method="enumerate", n_jobs=jobs, time_limit=args.time_limit,
-                   progress=not args.no_progress)
-    if result.certified:  # what "optimal" means: every subset's g to the alpha-subproblem's KKT tolerance
+    method = certify_method(inst, args.method, args.certificate)
+    extra = {"certificate": args.certificate} if method == "bnb" else {}
+    result = solve(inst, method=method, n_jobs=jobs, time_limit=args.time_limit,
+                   progress=not args.no_progress, **extra)
+    if result.certified:  # what "optimal" means: every g and bound to the alpha-subproblem's KKT tolerance
         result.info.setdefault("tolerance", {"kkt": DEFAULT_TOL})
-        result.message = result.message or (f"optimal over all {result.info.get('n_subsets')} subsets, each subset's "
-                                            f"SVM dual solved to KKT tolerance {DEFAULT_TOL:g} (value accuracy: "
-                                            "benchmarks/RESULTS.md)")
+        how = (f"over all {result.info.get('n_subsets')} subsets" if method == "enumerate"
+               else "by branch-and-bound (every bound proven, see `minlp-fs verify`)")
+        result.message = result.message or (f"optimal {how}, each SVM dual solved to KKT tolerance "
+                                            f"{DEFAULT_TOL:g} (value accuracy: benchmarks/RESULTS.md)")
     _emit(args, result, inst)
     return _STATUS_EXIT[result.status]
 
@@ -398,6 +407,10 @@ def _run(args, dests) -> int:
         return _run_methods(args)
     if args.verb == "export":
         return _run_export(args)
+    if args.verb == "verify":
+        from .exact.cli import run_verify
+
+        return run_verify(args)
     if args.verb == "evaluate":
         return _run_evaluate(args)
     if args.verb == "compare":

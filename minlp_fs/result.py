@@ -34,11 +34,15 @@ TERMINATIONS = tuple(s.value for s in Status)
 
 @dataclass
 class TracePoint:
-    """An improvement of the incumbent: when, its value, and which component found it."""
+    """An improvement of the incumbent: when, its value, and which component found it.
+
+    ``bound``: a proven bound of the optimum at that time (branch-and-bound; source ``bound``), else None.
+    """
 
     time_s: float
     value: float
     source: str = ""
+    bound: float | None = None
 
 
 @dataclass
@@ -74,11 +78,19 @@ class Result:
     def to_dict(self, with_alpha: bool = False) -> dict:
         d = asdict(self)
         d["alpha"] = None if self.alpha is None or not with_alpha else [float(a) for a in self.alpha]
-        d["trace"] = [asdict(t) if isinstance(t, TracePoint) else t for t in self.trace]
+        d["trace"] = [_point(t) if isinstance(t, TracePoint) else t for t in self.trace]
         return _jsonable(d)
 
     def to_json(self, with_alpha: bool = False, **kw) -> str:
         return json.dumps(self.to_dict(with_alpha=with_alpha), **kw)
+
+
+def _point(t: TracePoint) -> dict:
+    """A trace point as a dict; ``bound`` only when set, so incumbent-only traces keep their JSON."""
+    d = asdict(t)
+    if d["bound"] is None:
+        del d["bound"]
+    return d
 
 
 def _jsonable(obj):

@@ -38,7 +38,7 @@ def test_method_options_become_flags(capsys):
 
 
 def test_certify_json_matches_enumeration(capsys):
-    code, out, _ = run(capsys, "certify", *TINY, "--sense", "fit", "--no-progress", "--json")
+    code, out, _ = run(capsys, "certify", *TINY, "--sense", "fit", "--method", "enumerate", "--no-progress", "--json")
     d = json.loads(out)
     assert code == 0 and d["certified"] and d["status"] == "optimal" and d["info"]["n_subsets"] == 45
 
@@ -130,8 +130,11 @@ def test_a_certified_result_carries_its_tolerance(capsys):
     code, out, _ = run(capsys, "certify", *TINY, "--no-progress", "--json")
     d = json.loads(out)
     assert code == 0 and d["certified"] and d["info"]["tolerance"] == {"kkt": 1e-5}
-    code, out, _ = run(capsys, "certify", *TINY, "--no-progress")
-    assert "note       optimal over all 45 subsets, each subset's SVM dual solved to KKT tolerance 1e-05" in out
+    code, out, _ = run(capsys, "certify", *TINY, "--no-progress", "--method", "enumerate")
+    assert "note       optimal over all 45 subsets, each SVM dual solved to KKT tolerance 1e-05" in out
+    code, out, _ = run(capsys, "certify", *TINY, "--no-progress")  # auto: bnb for a polynomial kernel
+    assert "note       optimal by branch-and-bound (every bound proven, see `minlp-fs verify`), each SVM dual " \
+           "solved to KKT tolerance 1e-05" in out
 
 
 @pytest.mark.parametrize("verb", [["solve", "--method", "alpha-start"], ["certify", "--no-progress"]])
@@ -175,7 +178,7 @@ def test_more_bad_input_is_one_line_exit_2(capsys, argv, words):
 @pytest.mark.parametrize("verb", ["certify", "solve"])
 def test_jobs_above_the_cpus_are_capped_with_a_warning(capsys, monkeypatch, verb):
     monkeypatch.setattr(workers, "cpu_count", lambda: 1)
-    extra = ["--no-progress"] if verb == "certify" else ["--method", "ls"]
+    extra = ["--no-progress", "--method", "enumerate"] if verb == "certify" else ["--method", "ls"]
     code, out, err = run(capsys, verb, *TINY, "--jobs", "100000", *extra, "--json")
     assert code == 0
     assert err == f"minlp-fs: warning: {verb} --jobs 100000 is more than the 1 CPU(s) of this machine; using 1\n"
@@ -211,8 +214,20 @@ def test_an_interrupted_certify_exits_130(capsys, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(enumeration, "_enumerate_chunk", interrupted)
-    code, out, _ = run(capsys, "certify", *TINY, "--no-progress", "--json")
+    code, out, _ = run(capsys, "certify", *TINY, "--no-progress", "--json", "--method", "enumerate")
     assert code == 130 and json.loads(out)["status"] == "interrupted"
+
+
+def test_an_interrupted_branch_and_bound_exits_130_with_a_bound(capsys, monkeypatch):
+    import minlp_fs.exact.search as search
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(search._Search, "_process", interrupted)
+    code, out, _ = run(capsys, "certify", *TINY, "--no-progress", "--json", "--method", "bnb")
+    d = json.loads(out)
+    assert code == 130 and d["status"] == "interrupted" and d["bound"] is not None and not d["certified"]
 
 
 def test_an_unavailable_solver_raised_exits_3(capsys, monkeypatch):

@@ -107,6 +107,16 @@ class FixedAlpha:
         m, d = self.a.size, k.degree
         return 10 * m * comb(size + d, d) + 8000 * d * size < m * m * (0.1 * size + 2 * d + 1)
 
+    def removal_values(self, subset) -> dict:
+        """{j: f(alpha_bar, subset - {j})} for every j in subset (the branch-and-bound's marginal gains)."""
+        subset = list(subset)
+        base = self.base(subset)
+        return {j: self.removal_value(subset, base, j) for j in subset}
+
+    def addition_values(self, subset, candidates) -> dict:
+        """{j: f(alpha_bar, subset + {j})} for every candidate j (the branch-and-bound's marginal gains)."""
+        return self._addition_values(self.base(subset), candidates)
+
     def swap_values(self, subset) -> dict:
         """{(j_out, j_in): f(alpha_bar, subset - j_out + j_in)} over the neighbourhood N1 (B(n-B) swaps).
 

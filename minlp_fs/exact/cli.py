@@ -1,0 +1,45 @@
+"""Command-line parts of exact certification: ``certify --method`` and ``verify`` (used by minlp_fs.cli)."""
+from __future__ import annotations
+
+import json
+
+from ..errors import InputError
+from .bounds import monotone
+from .certificate import load, verify_file
+from .graph import write_graphml
+
+CERTIFY_METHODS = ("auto", "enumerate", "bnb")
+
+
+def certify_method(instance, method: str, certificate) -> str:
+    """The exact method to run: ``auto`` is bnb where its bounds hold (polynomial kernels) or a
+    certificate is wanted, else enumeration (Gaussian kernel: bnb has no bound to prune with and
+    enumeration's revolving door makes each leaf cheaper; benchmarks/RESULTS.md, bench_bnb)."""
+    if method not in CERTIFY_METHODS:
+        raise InputError(f"unknown certify method {method!r}; choose one of {', '.join(CERTIFY_METHODS)}")
+    if method == "enumerate" and certificate:
+        raise InputError("--certificate needs --method bnb (or auto): enumeration writes no certificate")
+    if method == "auto":
+        return "bnb" if monotone(instance.kernel) or certificate else "enumerate"
+    return method
+
+
+def add_verify_parser(sub) -> None:
+    v = sub.add_parser("verify", help="replay a bnb certificate with libsvm; exit 0 if it proves its optimum, else 1")
+    v.add_argument("file", help="certificate written by certify --certificate")
+    v.add_argument("--json", action="store_true", help="print one JSON object instead of a line")
+    v.add_argument("--graphml", default=None, help="also write the certificate's tree as GraphML (needs networkx)")
+
+
+def run_verify(args) -> int:
+    if args.graphml:
+        write_graphml(load(args.file), args.graphml)
+    verdict = verify_file(args.file)
+    if args.json:
+        print(json.dumps({"proven": verdict.proven, "reason": verdict.reason, "value": verdict.value,
+                          "n_qps": verdict.n_qps, "n_closed": verdict.n_closed,
+                          "max_value_error": verdict.max_value_error}))
+    else:
+        print(("PROVEN: " if verdict.proven else "NOT PROVEN: ") + verdict.reason
+              + f" ({verdict.n_qps} libsvm solves)")
+    return 0 if verdict.proven else 1

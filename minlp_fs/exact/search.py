@@ -1,0 +1,339 @@
+"""Branch-and-bound certifier of problem (4): method ``bnb`` (issue 12).
+
+Depth-first search of the set-enumeration tree of :mod:`.tree` (nodes (I, F, need): I fixed in,
+F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score terms (sign * g):
+
+1. An incumbent first: the alpha-start by default, or any heuristic (``incumbent``, e.g. LS*), and
+   the user's start.
+2. A node is popped; it is pruned, with no QP, when its bound (set by its parent) is >= the
+   incumbent's score: the incumbent only improves, so bounds computed earlier still prune.
+3. A node holding one subset is solved (warm-started SMO, stopped early once duality proves it worse
+   than the incumbent). Otherwise it is expanded (polynomial kernels, c >= 0):
+
+   * paper sense (min g): the probe QP g(I + j) of every free j, warm-started from the alpha of I and
+     stopped early once proven worse than the incumbent (its score is then bounded by the
+     incumbent's); probes of size B are offered as incumbents. Children are ordered by probe value,
+     smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
+     order[t:]) (:func:`.bounds.probe_bound`).
+   * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
+     warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
+     (the node is then pruned). At its alpha, |F| fixed-alpha evaluations give f(alpha, I + j) and the
+     marginal gains at U; children are ordered by gain, largest first, and child t gets the marginal
+     bound f(alpha, I + j_t) + the need - 1 largest gains over order[t+1:] (and g(U)), which prunes
+     most children without any QP (:func:`.bounds.marginal_bound`).
+
+   Children at or beyond the incumbent are pruned; the rest are pushed so the first is searched first.
+
+With a Gaussian kernel no probe bound holds: nodes split without QPs and every leaf is solved (the
+paper sense keeps the trivial bound). ``minlp-fs certify --method auto`` uses enumeration there.
+
+Anytime: the global bound is the least bound over the open nodes (and the incumbent); a time limit
+or Ctrl-C returns the incumbent with that bound, status ``time_limit``/``interrupted``. The trace
+has the incumbent's improvements and, with source ``bound``, the global bound over time
+(``TracePoint.bound``). ``certificate``: a file the proof is written to (:mod:`.certificate`).
+"""
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..alpha import DEFAULT_TOL, AlphaSubproblem
+from ..blas import on_one_blas_thread
+from ..errors import InputError
+from ..methods import Method, canonical_name, get_method, method_class
+from ..objective import dual_objective
+from ..options import n_jobs_option, option, time_limit_option
+from ..result import Status, TracePoint
+from ..stopping import SearchStopped
+from . import tree
+from .bounds import marginal_bound, marginal_gains, monotone, probe_bound
+from .certificate import Recorder
+
+#: seconds between two refreshes of the global bound (trace, progress bar)
+REFRESH_S = 0.5
+
+
+@dataclass
+class _Node:
+    fixed: tuple
+    free: tuple
+    need: int
+    bound: float                 # every subset of the node has score >= bound
+    alpha: np.ndarray | None     # a feasible alpha (warm start): of I (paper), of the parent's universe (fit)
+
+
+@dataclass
+class BranchAndBound(Method):
+    """Certified optimum of problem (4) by branch-and-bound (module docstring); both senses, any kernel.
+
+    ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved).
+    The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
+    finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
+    ``marginal``: use the fixed-alpha marginal bound (fit sense, polynomial kernels);
+    ``certificate``: path of a JSON proof to write. ``n_jobs``: threads solving the probe QPs of a
+    paper-sense expansion (-1: one per core; numba's SMO releases the GIL); the tree, hence the
+    answer, is the same for any n_jobs. The fit sense solves one QP per node, on one thread.
+    An ``oracle`` passed to :meth:`solve` lends its KKT tolerance (the search solves its own QPs).
+    """
+
+    time_limit: float | None = time_limit_option()
+    n_jobs: int = n_jobs_option()
+    progress: bool = option(False, bool, doc="show a progress bar (nodes, open nodes, QPs, gap)")
+    incumbent: str = option("alpha-start", str, doc="heuristic run first for the incumbent ('none': only the start)")
+    marginal: bool = option(True, bool, doc="fixed-alpha marginal bound (fit sense, polynomial kernels)")
+    certificate: str | None = option(None, str, none=True, doc="JSON file to write the proof to (minlp-fs verify)")
+
+    name = "bnb"
+    uses_start = True
+    certifies = True
+
+    def check(self) -> None:
+        super().check()
+        if self.incumbent != "none" and method_class(self.incumbent).certifies:
+            raise InputError(f"bnb: incumbent must be a heuristic (or 'none'); got {self.incumbent!r}")
+
+    @on_one_blas_thread
+    def _search(self, run):
+        return _Search(self, run).search(run.requested_start)
+
+
+class _Search:
+    def __init__(self, method: BranchAndBound, run):
+        self.method, self.inst, self.run = method, run.instance, run
+        inst = run.instance
+        self.paper = inst.sense == "paper"
+        self.probes = monotone(inst.kernel)
+        self.qp = AlphaSubproblem(inst, tol=run.oracle.tol if run.has_oracle else DEFAULT_TOL, cache=False)
+        self.inc = run.incumbent
+        self.deadline = run.deadline
+        self.stack: list[_Node] = []
+        self.current: _Node | None = None
+        self.last_alpha = None
+        self.counts = {"nodes": 0, "expanded": 0, "leaves": 0, "pruned_bound": 0, "pruned_children": 0,
+                       "pruned_universe": 0, "pruned_marginal": 0, "qps": 0, "qps_stopped_early": 0, "max_open": 0}
+        self.recorder = Recorder(inst) if method.certificate else None
+        self.best_bound_seen = -np.inf
+        self.heuristic_solves = 0
+        self.heuristic = "none"
+        self.pool = None
+        self.next_refresh = 0.0
+
+    # ---- incumbent -------------------------------------------------------------------------
+    def _score_inc(self) -> float:
+        return np.inf if self.inc.value is None else self.inst.score(self.inc.value)
+
+    def _heuristic(self, start) -> None:
+        """Run the incumbent heuristic (and solve the user's start), counting its SVM solves."""
+        oracle = AlphaSubproblem(self.inst, tol=self.qp.tol)
+        if start is not None:
+            fit = oracle.solve(self.inst.check_subset(start))
+            self.inc.offer(fit.value, fit.subset, fit.alpha, "start")
+            self.heuristic_solves = oracle.n_solves
+        name = self.method.incumbent
+        self.heuristic = name
+        if name != "none" and not self.inc.proves_optimal:
+            options = {}
+            cls = method_class(name)
+            if "time_limit" in cls.options() and self.method.time_limit is not None:
+                options["time_limit"] = self.method.time_limit
+            res = get_method(name, **options).solve(self.inst, start=start if cls.uses_start else None,
+                                                   oracle=oracle)
+            self.heuristic_solves = oracle.n_solves
+            if res.objective is not None:
+                self.inc.offer(res.objective, res.features, res.alpha, canonical_name(name))
+            if res.status == "interrupted":  # Ctrl-C reached the heuristic, which returned its incumbent
+                raise KeyboardInterrupt
+
+    # ---- QPs --------------------------------------------------------------------------------
+    def _qp(self, K, warm, incumbent):
+        """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
+        (a value, or None); thread-safe (the oracle counts under its lock)."""
+        alpha, exact = self.qp.solve_gram(K, warm, incumbent)
+        if exact:
+            value = dual_objective(alpha, K, self.inst.y)
+            return self.inst.score(value), True, alpha, value
+        return self.inst.score(incumbent), False, alpha, None
+
+    def _count(self, results) -> None:
+        self.counts["qps"] += len(results)
+        self.counts["qps_stopped_early"] += sum(not r[1] for r in results)
+        self.last_alpha = results[-1][2]
+
+    def _solve(self, K, warm):
+        result = self._qp(K, warm, self.inc.value)
+        self._count([result])
+        return result
+
+    def _leaf(self, node: _Node) -> None:
+        subset = tree.leaf_subset(node.fixed, node.free, node.need)
+        warm = node.alpha if node.alpha is not None else self.last_alpha
+        score, exact, alpha, value = self._solve(self.inst.gram(subset), warm)
+        self.counts["leaves"] += 1
+        if exact:
+            self.inc.offer(value, subset, alpha, "bnb")
+        if self.recorder:
+            self.recorder.leaf(subset, value)
+
+    def _push(self, children: list) -> None:
+        """Push the children so that the first is popped first; prune those whose bound reaches the incumbent."""
+        kept = [n for n in children if n.bound < self._score_inc()]
+        self.counts["pruned_children"] += len(children) - len(kept)
+        self.stack.extend(reversed(kept))
+
+    def _split_plain(self, node: _Node) -> None:
+        """No bound holds (Gaussian kernel): split in index order, children inherit the node's bound."""
+        order = node.free
+        self._push([_Node(f, F, node.need - 1, node.bound, node.alpha)
+                    for _, f, F in tree.split(node.fixed, node.free, node.need, order)])
+        if self.recorder:
+            self.recorder.split(node.fixed, node.free, node.need, order)
+
+    def _expand_probes(self, node: _Node) -> None:
+        """Paper sense: the probe QP g(I + j) of every free j; children ordered by probe, probe bounds."""
+        incumbent = self.inc.value  # every probe of the expansion prunes against it: same tree for any n_jobs
+        warm = node.alpha if node.alpha is not None else self.last_alpha
+
+        def probe(j):
+            self._check_time()
+            return self._qp(self.inst.gram(tree.probe_set(node.fixed, j)), warm, incumbent)
+
+        results = list(self.pool.map(probe, node.free)) if self.pool else [probe(j) for j in node.free]
+        self._count(results)
+        scores, alphas, values = {}, {}, {}
+        for j, (scores[j], exact, alphas[j], values[j]) in zip(node.free, results):
+            if exact and node.need == 1:  # the probe is a B-subset
+                self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
+        order = sorted(node.free, key=lambda j: (scores[j], j))
+        if self.recorder:
+            self.recorder.probes(node.fixed, node.free, node.need, order, values, scores)
+        self._push([_Node(f, F, node.need - 1, probe_bound(scores, order, t, node.need, node.bound), alphas[order[t]])
+                    for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
+
+    def _expand_fit(self, node: _Node) -> None:
+        """Fit sense: g(U) bounds the node; at its alpha, marginal bounds order and bound every child."""
+        universe = tree.universe(node.fixed, node.free)
+        warm = node.alpha if node.alpha is not None else self.last_alpha
+        score, exact, alpha, value = self._solve(self.inst.gram(universe), warm)
+        bound = max(node.bound, score)
+        order, children = None, []
+        if bound < self._score_inc():
+            if self.method.marginal:
+                f_take, f_all, gains = marginal_gains(self.inst, alpha, node.fixed, node.free)
+                order = sorted(node.free, key=lambda j: (-gains[j], j))
+                for t, f, F in tree.split(node.fixed, node.free, node.need, order):
+                    b = -marginal_bound(f_take[order[t]], f_all, gains, node.need - 1, order[t + 1:])
+                    self.counts["pruned_marginal"] += b >= self._score_inc() > bound
+                    children.append(_Node(f, F, node.need - 1, max(bound, b), alpha))
+            else:
+                order = node.free
+                children = [_Node(f, F, node.need - 1, bound, alpha)
+                            for _, f, F in tree.split(node.fixed, node.free, node.need, order)]
+        else:
+            self.counts["pruned_universe"] += 1
+        if self.recorder:
+            self.recorder.fit(node.fixed, node.free, node.need, value, alpha, order, self.method.marginal)
+        self._push(children)
+
+    def _process(self, node: _Node) -> None:
+        self.counts["nodes"] += 1
+        if node.bound >= self._score_inc():
+            self.counts["pruned_bound"] += 1
+            return
+        if tree.is_leaf(node.free, node.need):
+            self._leaf(node)
+            return
+        self.counts["expanded"] += 1
+        if not self.probes:
+            self._split_plain(node)
+        elif self.paper:
+            self._expand_probes(node)
+        else:
+            self._expand_fit(node)
+
+    # ---- bound, time, progress ---------------------------------------------------------------
+    def global_bound(self) -> float:
+        """Least score bound over the open nodes and the incumbent (score terms)."""
+        bounds = [n.bound for n in self.stack]
+        if self.current is not None:
+            bounds.append(self.current.bound)
+        return min([self._score_inc(), *bounds])
+
+    def _check_time(self) -> None:
+        self.deadline.check()
+
+    def _refresh(self, bar, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now < self.next_refresh:
+            return
+        self.next_refresh = now + REFRESH_S
+        bound = self.global_bound()
+        if np.isfinite(bound) and bound > self.best_bound_seen and self.inc.value is not None:
+            self.best_bound_seen = bound
+            self.inc.trace.append(TracePoint(self.inc.elapsed(), float(self.inc.value), "bound",
+                                             bound=float(self.inst.sign * bound)))
+        bar.set_postfix(open=len(self.stack), qps=self.counts["qps"], gap=f"{self.gap(bound):.3g}%", refresh=False)
+        bar.update(self.counts["nodes"] - bar.n)
+
+    def gap(self, bound: float) -> float:
+        """100 |incumbent - bound| / max(|incumbent|, 1e-12), in percent (inf without a bound)."""
+        if self.inc.value is None or not np.isfinite(bound):
+            return float("inf")
+        return 100.0 * max(self._score_inc() - bound, 0.0) / max(abs(self.inc.value), 1e-12)
+
+    # ---- main loop --------------------------------------------------------------------------
+    def _root(self) -> None:
+        fixed, free, need = tree.root(self.inst.n, self.inst.B)
+        bound = self.inst.trivial_bound if self.paper else -np.inf
+        self.stack.append(_Node(fixed, free, need, bound, None))
+
+    def search(self, start) -> Status:
+        m, status = self.method, Status.OPTIMAL
+        bar = tqdm(disable=not m.progress, unit="node", desc=f"bnb {self.inst.name}")
+        workers = os.cpu_count() if m.n_jobs < 0 else m.n_jobs
+        self.pool = ThreadPoolExecutor(workers) if workers > 1 and self.paper and self.probes else None
+        try:
+            self._root()  # first, so that a stop during the heuristic still reports a valid bound
+            self._heuristic(start)
+            self.stack[0].alpha = self.inc.alpha  # the incumbent's alpha warm-starts the first QP
+            if self.inc.proves_optimal:
+                self.stack.clear()
+            while self.stack:
+                self.counts["max_open"] = max(self.counts["max_open"], len(self.stack))
+                self.current = self.stack.pop()
+                self._process(self.current)
+                self.current = None
+                if self.inc.proves_optimal:  # paper sense: at the trivial bound (to 1e-6), nothing can beat it
+                    self.stack.clear()
+                self._refresh(bar)
+                self._check_time()
+        except SearchStopped as stop:
+            status = stop.status
+        except KeyboardInterrupt:
+            status = Status.INTERRUPTED
+        finally:
+            self._refresh(bar, force=True)
+            bar.close()
+            if self.pool is not None:
+                self.pool.shutdown(cancel_futures=True)
+        complete = status == Status.OPTIMAL and self.inc.value is not None
+        bound = self._score_inc() if complete else self.global_bound()
+        info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.heuristic_solves,
+                    bounds=("probe" if self.paper else "universe+marginal" if m.marginal else "universe")
+                    if self.probes else ("trivial" if self.paper else "none"),
+                    open_nodes=len(self.stack) + (self.current is not None), gap_percent=self.gap(bound))
+        value_bound = float(self.inst.sign * bound) if np.isfinite(bound) else None
+        message = "" if complete else (f"{status}: {len(self.stack)} open nodes, bound {value_bound}, "
+                                       f"gap {info['gap_percent']:.3g}%")
+        if self.recorder and m.certificate:
+            self.recorder.write(m.certificate, self.inc, complete, value_bound)
+            info["certificate"] = m.certificate
+        run = self.run
+        run.n_svm_solves = self.heuristic_solves + self.counts["qps"]
+        run.certified, run.bound, run.message = complete, value_bound, message
+        run.info.update(info)
+        return status

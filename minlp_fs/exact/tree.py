@@ -1,0 +1,43 @@
+"""The branch-and-bound tree: nodes fix features in (I) or out, with a free set F (a set-enumeration tree).
+
+A node (I, F, need) stands for the subsets S = I u R, R subset of F, |R| = need = B - |I|; the features
+outside I u F are fixed out. Its *universe* is U = I u F (every subset of the node lies inside it)
+and the *probe* of j in F is I + {j} (every subset taking j contains it).
+
+Splitting a node by an ``order`` of F (:func:`split`): child t takes order[t], drops order[:t] and
+keeps order[t+1:] free, for t = 0 .. |F| - need. Every subset of the node has a first feature of R in
+the order, so the children partition the node (tests/exact/test_tree.py checks it against brute
+force). A node with need = 0 or need = |F| holds exactly one subset, :func:`leaf_subset`.
+"""
+from __future__ import annotations
+
+
+def root(n: int, B: int) -> tuple:
+    """(I, F, need) of the whole search space."""
+    return (), tuple(range(n)), B
+
+
+def universe(fixed, free) -> tuple:
+    return tuple(sorted((*fixed, *free)))
+
+
+def probe_set(fixed, j: int) -> tuple:
+    return tuple(sorted((*fixed, j)))
+
+
+def is_leaf(free, need: int) -> bool:
+    return need == 0 or need == len(free)
+
+
+def leaf_subset(fixed, free, need: int) -> tuple:
+    """The one subset of a node with need = 0 (I) or need = |F| (I u F)."""
+    return tuple(sorted(fixed)) if need == 0 else universe(fixed, free)
+
+
+def split(fixed, free, need: int, order):
+    """Yield (t, I_t, F_t) of the children by ``order`` (a permutation of F); each has need - 1."""
+    order = tuple(int(j) for j in order)
+    if sorted(order) != sorted(free):
+        raise ValueError(f"order {order} is not a permutation of the free set {tuple(free)}")
+    for t in range(len(order) - need + 1):
+        yield t, tuple(sorted((*fixed, order[t]))), tuple(sorted(order[t + 1:]))

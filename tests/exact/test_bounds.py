@@ -1,0 +1,128 @@
+"""Every bound of minlp_fs.exact.bounds against exact values of every subset (enumeration), on small
+random instances drawn by hypothesis, for every kernel and both senses."""
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.alpha.smo import smo_solve
+from minlp_fs.exact import tree
+from minlp_fs.exact.bounds import marginal_bound, marginal_gains, monotone, probe_bound
+
+from bnb_helpers import KERNELS, random_instance, value_table
+
+POLY = ("poly2", "poly3", "poly5")
+seeds = st.integers(0, 10_000)
+
+
+def tol(v):
+    return 1e-6 * max(1.0, abs(v))
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_monotone_exactly_for_polynomial_kernels(kernel):
+    inst = random_instance(0, 20, 4, 2, kernel, "paper")
+    assert monotone(inst.kernel) == kernel.startswith("poly")
+
+
+@pytest.mark.parametrize("kernel", POLY)
+@given(seed=seeds)
+@settings(max_examples=8, deadline=None)
+def test_g_is_monotone_for_polynomial_kernels(kernel, seed):
+    inst = random_instance(seed, 24, 5, 2, kernel, "paper")
+    g = value_table(inst)
+    for S in g:
+        for j in set(range(inst.n)) - set(S):
+            T = tuple(sorted((*S, j)))
+            assert g[S] <= g[T] + tol(g[T])
+
+
+def test_gaussian_kernel_is_not_monotone():
+    """Why rbf gets no probe bound: a random instance where adding a feature lowers g."""
+    found = False
+    for seed in range(20):
+        g = value_table(random_instance(seed, 24, 4, 2, "rbf", "paper"))
+        found |= any(g[S] > g[tuple(sorted((*S, j)))] + 1e-3 for S in g for j in range(4)
+                     if j not in S and len(S) < 4)
+        if found:
+            break
+    assert found
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@given(seed=seeds)
+@settings(max_examples=5, deadline=None)
+def test_trivial_bound_below_every_subset(kernel, seed):
+    inst = random_instance(seed, 20, 4, 2, kernel, "paper")
+    assert all(v >= inst.trivial_bound - tol(v) for v in value_table(inst).values())
+
+
+@pytest.mark.parametrize("kernel", POLY)
+@given(seed=seeds, data=st.data())
+@settings(max_examples=8, deadline=None)
+def test_probe_bound_holds_for_every_child_subset(kernel, seed, data):
+    """Paper sense (where bnb uses it): probe scores g(I + j), any order; each child's subsets score
+    >= its probe bound."""
+    n, B = 6, 3
+    inst = random_instance(seed, 24, n, B, kernel, "paper")
+    g = value_table(inst)
+    k = data.draw(st.integers(0, B - 1))
+    fixed = tuple(sorted(data.draw(st.permutations(range(n)))[:k]))
+    free = tuple(j for j in range(n) if j not in fixed)
+    need = B - k
+    order = data.draw(st.permutations(free))
+    scores = {j: inst.score(g[tree.probe_set(fixed, j)]) for j in free}
+    inherited = inst.trivial_bound
+    for t, f_t, F_t in tree.split(fixed, free, need, order):
+        bound = probe_bound(scores, order, t, need, inherited)
+        for R in itertools.combinations(F_t, need - 1):
+            S = tuple(sorted((*f_t, *R)))
+            assert inst.score(g[S]) >= bound - tol(bound)
+
+
+@pytest.mark.parametrize("kernel", POLY)
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_marginal_bound_holds_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
+    """Fit sense (where bnb uses it): at ANY feasible alpha (random, or optimal for the universe),
+    f(alpha, S) <= the child's marginal bound for every S of the child (gains of the parent's larger
+    universe), hence g(S) <= it."""
+    n, B = 6, 3
+    inst = random_instance(seed, 24, n, B, kernel, "fit")
+    g = value_table(inst, sizes=[B])
+    k = data.draw(st.integers(0, B - 1))
+    perm = data.draw(st.permutations(range(n)))
+    fixed = tuple(sorted(perm[:k]))
+    free = tuple(sorted(perm[k:]))
+    need = B - k
+    rng = np.random.default_rng(seed)
+    if data.draw(st.booleans()):
+        alpha = random_feasible_alpha(rng, inst.y, inst.C)
+    else:
+        alpha = AlphaSubproblem(inst).solve(tree.universe(fixed, free)).alpha
+    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
+    order = data.draw(st.permutations(free))
+    for t, f_t, F_t in tree.split(fixed, free, need, order):
+        bound = marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:])
+        for R in itertools.combinations(F_t, need - 1):
+            S = tuple(sorted((*f_t, *R)))
+            f = inst.objective(alpha, S)
+            assert f <= bound + tol(bound)
+            assert g[S] <= bound + tol(bound)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_smo_stop_before_any_step_is_reported_as_pruned(kernel):
+    """A warm start already proving the subset worse stops at step 0, reported as stopped early (not exact)."""
+    inst = random_instance(3, 30, 4, 2, kernel, "fit")
+    oracle = AlphaSubproblem(inst)
+    good = oracle.solve((0, 1))
+    K = inst.gram((2, 3))
+    f0 = inst.objective(good.alpha, (2, 3))
+    smo = smo_solve(K, inst.y, inst.C, alpha0=good.alpha, below=f0 + 1.0)
+    assert smo.stopped_early and smo.iterations == 0
+    alpha, exact = oracle.solve_gram(K, good.alpha, worse_than=f0 + 10.0)
+    assert not exact

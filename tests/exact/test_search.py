@@ -1,0 +1,134 @@
+"""bnb against enumeration: the same optimum on random small instances, both senses, every kernel;
+anytime stops return valid bounds; options are checked."""
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from minlp_fs.api import solve
+from minlp_fs.errors import InputError
+
+from bnb_helpers import KERNELS, SENSES, random_instance, value_table
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("sense", SENSES)
+@given(seed=st.integers(0, 10_000), n=st.integers(3, 8), data=st.data())
+@settings(max_examples=6, deadline=None)
+def test_bnb_optimum_equals_enumeration(kernel, sense, seed, n, data):
+    B = data.draw(st.integers(1, n))
+    inst = random_instance(seed, 30, n, B, kernel, sense)
+    enum = solve(inst, "enumerate")
+    incumbent = data.draw(st.sampled_from(["ls*", "none"]))
+    res = solve(inst, "bnb", incumbent=incumbent)
+    assert res.status == "optimal" and res.certified
+    assert close(res.objective, enum.objective)
+    assert close(res.bound, res.objective)
+    assert close(inst.objective(res.alpha, res.features), res.objective)  # re-evaluated by our code
+
+
+@pytest.mark.parametrize("sense", SENSES)
+def test_fit_without_marginal_bound_and_user_start(sense):
+    inst = random_instance(7, 30, 7, 3, "poly3", sense)
+    enum = solve(inst, "enumerate")
+    for res in (solve(inst, "bnb", marginal=False), solve(inst, "bnb", start=[4, 5, 6], incumbent="none")):
+        assert res.certified and close(res.objective, enum.objective)
+    res = solve(inst, "bnb", start=[4, 5, 6], incumbent="ls*")
+    assert res.trace[0].source == "start" and close(res.objective, enum.objective)
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "rbf"])
+@pytest.mark.parametrize("sense", SENSES)
+@pytest.mark.parametrize("incumbent", ["none", "ls*"])
+def test_time_limited_run_returns_a_valid_bound(kernel, sense, incumbent):
+    """A limit that has passed at the first check: stopped after one QP (or the heuristic)."""
+    inst = random_instance(11, 40, 12, 5, kernel, sense)
+    optimum = solve(inst, "enumerate").objective
+    res = solve(inst, "bnb", time_limit=1e-6, incumbent=incumbent)
+    assert res.status == "time_limit" and not res.certified and res.info["open_nodes"] > 0
+    if res.bound is not None:  # min-sense terms: sign * bound <= sign * optimum <= sign * incumbent
+        assert inst.score(res.bound) <= inst.score(optimum) + 1e-6 * abs(optimum)
+    if res.objective is not None:
+        assert inst.score(optimum) <= inst.score(res.objective) + 1e-6 * abs(optimum)
+    if sense == "paper" or kernel == "poly2":  # the trivial bound; g(all features) in the fit sense
+        assert res.bound is not None
+
+
+@pytest.mark.parametrize("sense", SENSES)
+def test_interrupted_run_returns_incumbent_and_valid_bound(sense):
+    inst = random_instance(5, 40, 10, 4, "poly2", sense)
+    optimum = solve(inst, "enumerate").objective
+    calls = []
+
+    def stop_at_first(point):  # Ctrl-C while the first incumbent is recorded, deep in the search
+        calls.append(point)
+        raise KeyboardInterrupt
+
+    res = solve(inst, "bnb", incumbent="none", callback=stop_at_first)
+    assert len(calls) == 1
+    assert res.status == "interrupted" and not res.certified and res.objective is not None
+    assert res.bound is None or inst.score(res.bound) <= inst.score(optimum) + 1e-6 * abs(optimum)
+    bounds = [p.bound for p in res.trace if p.source == "bound"]
+    assert all(inst.score(b) <= inst.score(optimum) + 1e-6 * abs(optimum) for b in bounds)
+
+
+def test_trace_has_incumbent_and_bound_and_is_json():
+    inst = random_instance(2, 40, 9, 4, "poly3", "paper")
+    res = solve(inst, "bnb")
+    d = res.to_dict()
+    assert d["trace"][-1]["source"] == "bound" and close(d["trace"][-1]["bound"], res.objective)
+    assert all(("bound" in p) == (p["source"] == "bound") for p in d["trace"])
+
+
+def test_bnb_needs_far_fewer_solves_than_subsets():
+    """The point of the bounds (not a timing): a 10-choose-5 instance needs fewer QPs than subsets."""
+    inst = random_instance(1, 40, 10, 5, "poly2", "fit")
+    res = solve(inst, "bnb")
+    assert res.certified and res.info["qps"] < 252
+
+
+@pytest.mark.parametrize("sense", SENSES)
+def test_same_tree_and_answer_for_any_n_jobs(sense, tmp_path):
+    inst = random_instance(8, 40, 10, 4, "poly3", sense)
+    runs = []
+    for jobs in (1, 2, -1):
+        path = tmp_path / f"{jobs}.json"
+        res = solve(inst, "bnb", n_jobs=jobs, certificate=str(path))
+        runs.append((res.features, res.objective, res.info["qps"], res.info["nodes"],
+                     json.loads(path.read_text())["nodes"]))
+    assert runs[0] == runs[1] == runs[2]
+
+
+@pytest.mark.parametrize("options, match", [({"n_jobs": 0}, "n_jobs must be a non-zero integer"),
+                                            ({"incumbent": "enumerate"}, "must be a heuristic"),
+                                            ({"incumbent": "nope"}, "unknown method"),
+                                            ({"marginal": 1}, "marginal must be"),
+                                            ({"time_limit": -1}, "time_limit")])
+def test_bad_options_are_input_errors(options, match):
+    inst = random_instance(0, 20, 4, 2, "poly2", "paper")
+    with pytest.raises(InputError, match=match):
+        solve(inst, "bnb", **options)
+
+
+def test_value_table_agrees_with_bnb_on_the_leaves():
+    inst = random_instance(9, 25, 6, 3, "poly5", "fit")
+    table = value_table(inst, sizes=[3])
+    res = solve(inst, "bnb", incumbent="none")
+    assert close(res.objective, max(table.values()))
+    assert tuple(res.features) == max(table, key=table.get)
+
+
+def test_paper_sense_stops_at_the_trivial_bound(tmp_path):
+    """With a tiny C every subset is a one-class SVM: the first leaf attains -2C min(|I+|,|I-|)."""
+    from minlp_fs.exact.certificate import verify_file
+
+    inst = random_instance(3, 30, 8, 3, "poly2", "paper", C=0.001)
+    res = solve(inst, "bnb", incumbent="none", certificate=str(tmp_path / "c.json"))
+    assert res.certified and res.degenerate and res.bound == inst.trivial_bound
+    assert res.info["qps"] < 56 and res.info["open_nodes"] == 0
+    assert verify_file(tmp_path / "c.json").proven
