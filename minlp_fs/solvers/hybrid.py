@@ -9,8 +9,9 @@
 Every candidate is an exact alpha-subproblem value (the heuristics' and the adapters' polished
 answers), so the incumbent only improves; the trace tags each improvement with the component that
 found it (``ls*``, ``scip``, ...). The bound is the best of the global solvers' bounds and the valid
-bound of the sense (paper: the trivial bound; fit: g <= 0). The time limit is shared: each solver run gets the remaining time
-divided by the rounds left. Certified when a global solver certified the incumbent's value.
+bound of the sense (paper: the trivial bound; fit: g <= 0). The time limit is shared: each solver run
+gets the remaining time divided by the rounds left. Certified when a global solver certified the
+incumbent's value.
 """
 from __future__ import annotations
 
