@@ -3,7 +3,8 @@
 Part 1 reproduces the appendix's Tables "baron results clev / on bcd / iono / sonar": problem (3)
 (paper sense: min f(alpha, beta)) with the polynomial kernels d in {2, 3, 5} (gamma = 0.1, c = 1),
 C = 10, on Cleveland, BCD, Ionosphere and Sonar reduced to m in {10, 50, 100, 150, 200} samples
-(stratified: ``build_instance(..., m=m, seed=0)``). The appendix does not state B; we use
+(stratified, seed 0: ``minlp_fs.models.library.reduced_instance``, the instances that
+``minlp-fs export-library`` writes). The appendix does not state B; we use
 B = floor(n/2), the budget of section 5's multistart study whose starting points the appendix's
 solvers share. Methods, all from the same alpha-start (section 5.1, computed inside every timed run):
 ``ipopt`` (the relaxation by cyipopt with our callbacks, then top-B rounding), ``scip`` (global; its
@@ -42,20 +43,17 @@ import time
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from minlp_fs.api import build_instance, solve
-from minlp_fs.datasets import PAPER_DATASETS
+from minlp_fs.api import solve
 from minlp_fs.experiments.store import read_records, writer
 from minlp_fs.methods import method_class
+from minlp_fs.models.library import REDUCED_C as C, REDUCED_DATASETS as DATASETS, REDUCED_DEGREES as DEGREES, \
+    REDUCED_GAMMA as GAMMA, REDUCED_SIZES as SIZES, reduced_instance as instance
 
 from _common import HERE, add_io_args, command, machine, write_section
 
 RESULTS = HERE / "results" / "solvers.jsonl"
 PAPER_CSV = HERE / "paper_baron.csv"
-DATASETS = ["cleveland", "bcd", "ionosphere", "sonar"]
-DEGREES = [2, 3, 5]
-SIZES = [10, 50, 100, 150, 200]
 METHODS = ["alpha-start", "ls*", "acso*", "ipopt", "gams-ipopt", "gams-knitro", "baron", "scip"]
-C, GAMMA = 10.0, 0.1
 #: --quick: d = 2 at m <= 100, d = 3 and 5 at m <= 50, all four datasets (28 rows, ~25 min at 30 s)
 QUICK = [(ds, 2, m) for ds in DATASETS for m in (10, 50, 100)] + \
         [(ds, d, m) for ds in DATASETS for d in (3, 5) for m in (10, 50)]
@@ -71,11 +69,6 @@ def row_key(row) -> tuple:
     """What a row of results/solvers.jsonl answers: (part, dataset, d, m, method or variant, time limit)."""
     return (row["part"], row["dataset"], row["d"], row["m"], row["method" if row["part"] == "grid" else "variant"],
             row["time_limit"])
-
-
-def instance(ds, d, m, data_dir):
-    n = PAPER_DATASETS[ds][1]
-    return build_instance(ds, data_dir, B=n // 2, kernel=f"poly{d}", C=C, gamma=GAMMA, m=m, seed=0)
 
 
 def options(method: str, time_limit: float) -> dict:

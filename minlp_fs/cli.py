@@ -1,4 +1,5 @@
-"""Command line: ``minlp-fs solve | certify | verify | solvers | methods | export | evaluate | compare | datasets | bench``.
+"""Command line: ``minlp-fs solve | certify | verify | solvers | methods | export | export-library | evaluate |
+compare | datasets | bench``.
 
 Instance flags are shared by every verb; method options become flags automatically from the
 registered methods' dataclass fields (``--refit-fraction``, ``--n-samples``, ...), so this file
@@ -130,6 +131,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     e.add_argument("--out", required=True,
                    help="output file; its suffix must be the format's (.nl or .gms), which is added when missing")
     e.add_argument("--start", default=None, help="starting point: alpha-start (default), random or i,j,k")
+    lib = sub.add_parser("export-library", help="write the paper's instances as .gms + .nl and a MINLPLib-style "
+                                                "library.csv (counts, best known value, bound, certified)")
+    lib.add_argument("--out", required=True, help="output folder (created if missing)")
+    lib.add_argument("--quick", action="store_true", help="a handful of small instances (seconds)")
+    lib.add_argument("--certified-grid", action="store_true",
+                     help="also the certified grid (all rows, both senses, B with few enough subsets to enumerate)")
+    lib.add_argument("--data-dir", help="folder of the datasets' CSV files (or set MINLP_FS_DATA)")
     ev = sub.add_parser("evaluate", help="our objective and status of a feature list, an AMPL .sol or a GAMS .gdx")
     _instance_flags(ev)
     src = ev.add_mutually_exclusive_group(required=True)
@@ -321,6 +329,21 @@ def _run_export(args) -> int:
     return 0
 
 
+def _run_export_library(args) -> int:
+    from .models.library import export_library
+
+    def progress(entry):
+        print(f"writing {entry.name}", file=sys.stderr, flush=True)
+
+    try:
+        path = export_library(args.out, quick=args.quick, certified_grid=args.certified_grid,
+                              data_dir=args.data_dir, progress=progress)
+    except OSError as exc:
+        raise InputError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}") from None
+    print(path)
+    return 0
+
+
 def _run_evaluate(args) -> int:
     from .evaluate import evaluate, format_evaluation, parse_features, read_gdx, read_sol
 
@@ -411,6 +434,8 @@ def _run(args, dests) -> int:
         from .exact.cli import run_verify
 
         return run_verify(args)
+    if args.verb == "export-library":
+        return _run_export_library(args)
     if args.verb == "evaluate":
         return _run_evaluate(args)
     if args.verb == "compare":

@@ -21,6 +21,7 @@ from .registry import EXPERIMENTS
 from .report import command_line, machine, update_results
 from .runner import run_units
 from .store import read_json, read_records, unit_key, writable_folder, write_json, write_text, writer
+from .tables import write_table_csvs
 from .units import OWN_METHODS
 
 
@@ -66,6 +67,7 @@ def run_experiment(cfg: BenchConfig):
     lines += ["", "Figures:", ""] + [cfg.link(f) for f in figs]
     path = cfg.path("tables", ".md")
     write_text(path, "\n".join(lines) + "\n")
+    write_table_csvs(path)
     update_results(Path(cfg.out) / "RESULTS.md", Path(cfg.out) / "experiments" / "tables", tuple(EXPERIMENTS))
     return summary, path
 

@@ -4,12 +4,18 @@ Certified grid (Tables cert-poly, cert-rbf, cert-rfe): per (dataset, method) the
 gap (%) to the certified optimum, # reaching it, mean time; coverage (Table cert-coverage);
 multistart (Table b2-summary); parameter study (appendix app:param); held-out accuracy. The
 paper's numbers exist for its sense only, so the fit-sense tables have none beside them.
+:func:`write_table_csvs` writes every table of a rendered file also as CSV (``minlp-fs bench`` does).
 """
 from __future__ import annotations
 
+import csv
+import io
 import math
+import re
+from pathlib import Path
 
 from . import published
+from .store import write_text
 
 METHOD_ORDER = ("ls*", "acso*", "ls", "acso", "ipopt", "knitro", "gams-knitro", "gams-ipopt", "scip", "baron",
                 "rfe1", "rfe2", "all-features", "sk-rfe-linear", "sk-sfs")
@@ -36,6 +42,50 @@ def markdown(headers, rows) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _cells(line: str) -> list:
+    return [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(line.strip())[1:-1]]
+
+
+def markdown_tables(text: str) -> list:
+    """[(caption, header, rows)] of the pipe tables in markdown ``text`` (as :func:`markdown` writes them);
+    the caption is the nearest heading above the table (without its #s) or short line ending in ":", or ""."""
+    lines, out, caption, k = text.splitlines(), [], "", 0
+    while k < len(lines):
+        line = lines[k].strip()
+        if line.startswith("|") and k + 1 < len(lines) and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", lines[k + 1].strip()):
+            header, rows, k = _cells(line), [], k + 2
+            while k < len(lines) and lines[k].strip().startswith("|"):
+                rows.append(_cells(lines[k]))
+                k += 1
+            out.append((caption, header, rows))
+            continue
+        if line.startswith("#") or (line.endswith(":") and len(line) <= 60):
+            caption = line.lstrip("#").strip()
+        k += 1
+    return out
+
+
+def write_table_csvs(md_path) -> list:
+    """Write each table of the markdown file ``md_path`` also as CSV beside it:
+    ``<stem>-t<k>-<caption slug>.csv`` (k = 1, 2, ... in file order); the CSVs of an earlier run of the
+    same file are removed first. Returns the paths written."""
+    md_path = Path(md_path)
+    for old in md_path.parent.glob(f"{md_path.stem}-t[0-9]*.csv"):
+        old.unlink()
+    paths = []
+    for k, (caption, header, rows) in enumerate(markdown_tables(md_path.read_text()), start=1):
+        slug = re.sub(r"[^a-z0-9]+", "-", caption.lower()).strip("-")[:48].strip("-")
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows([header] + rows)
+        path = md_path.with_name(f"{md_path.stem}-t{k}" + (f"-{slug}" if slug else "") + ".csv")
+        write_text(path, buf.getvalue())
+        paths.append(path)
+    return paths
 
 
 def dataset_rank(name: str):

@@ -44,7 +44,9 @@ def starting_point(instance, start=None, seed: int = 0, oracle=None) -> tuple:
     return fit.alpha, beta
 
 
-def _started_model(instance, start, relax, support, source):
+def started_model(instance, start=None, relax: bool = False, support=None, source: dict | None = None):
+    """The Pyomo model the writers write: ``build_model`` with the starting point loaded and named in
+    its provenance (one model can be written by :func:`write_nl_model` and :func:`write_gms_model`)."""
     model = build_model(instance, relax=relax, support=support, source=source)
     if start is not False:
         alpha, beta = starting_point(instance, start)
@@ -61,8 +63,12 @@ def _started_model(instance, start, relax, support, source):
 def write_nl(instance, path, start=None, relax: bool = False, support=None, source: dict | None = None) -> list:
     """Write ``path`` (.nl) with its ``.row``, ``.col`` and ``.json`` (provenance) files; ``start=False``
     writes no start; ``source``: see :mod:`minlp_fs.models.provenance`."""
+    return write_nl_model(started_model(instance, start, relax, support, source), path)
+
+
+def write_nl_model(model, path) -> list:
+    """:func:`write_nl` for a model built by :func:`started_model`."""
     path = Path(path)
-    model = _started_model(instance, start, relax, support, source)
     model.write(str(path), format="nl", io_options={"symbolic_solver_labels": True})
     sidecar = path.with_suffix(".json")
     sidecar.write_text(json.dumps(model.dfs["provenance"], indent=1) + "\n")
@@ -109,7 +115,7 @@ def _terms(expr, to_gams) -> list:
     return lines
 
 
-def _counts(model) -> dict:
+def model_counts(model) -> dict:
     """Jacobian nonzeros (objvar included) and how many of them are nonlinear, as MINLPLib counts them."""
     import pyomo.environ as pyo
     from pyomo.repn import generate_standard_repn
@@ -151,7 +157,7 @@ def gms_text(model, title: str = "") -> str:
     discrete = [s for s, v in symbols if not v.is_continuous()]
     positive = [s for s, v in symbols if v.is_continuous() and v.lb == 0]
     kinds = [e[1] for e in equations]
-    counts = _counts(model)
+    counts = model_counts(model)
     mtype = "MINLP" if discrete else "NLP"
     info = model.dfs["provenance"]
     head = [f"*  {mtype} written by {info['package']} (DFS-SVM, paper problem (4), sense {info['sense']}) "
@@ -228,11 +234,14 @@ def _declare(keyword: str, names: list, per_line: int = 10) -> str:
 def write_gms(instance, path, start=None, relax: bool = False, support=None, source: dict | None = None) -> Path:
     """Write a MINLPLib-style ``.gms`` of the instance, the starting point as levels, the provenance in
     the header (``source``: see :mod:`minlp_fs.models.provenance`)."""
-    path = Path(path)
-    model = _started_model(instance, start, relax, support, source)
-    path.write_text(gms_text(model, title=f"instance {instance.name}: m={instance.m} n={instance.n} "
-                                          f"B={instance.B} C={instance.C} kernel={instance.kernel.name} "
-                                          f"sense={instance.sense}"))
+    return write_gms_model(started_model(instance, start, relax, support, source), path)
+
+
+def write_gms_model(model, path) -> Path:
+    """:func:`write_gms` for a model built by :func:`started_model`."""
+    path, inst = Path(path), model.dfs["formulation"].instance
+    path.write_text(gms_text(model, title=f"instance {inst.name}: m={inst.m} n={inst.n} B={inst.B} C={inst.C} "
+                                          f"kernel={inst.kernel.name} sense={inst.sense}"))
     return path
 
 

@@ -8,8 +8,10 @@
 
 Every candidate is an exact alpha-subproblem value (the heuristics' and the adapters' polished
 answers), so the incumbent only improves; the trace tags each improvement with the component that
-found it (``ls*``, ``scip``, ...). The time limit is shared: each solver run gets the remaining time
-divided by the rounds left. Certified when a global solver certified the incumbent's value.
+found it (``ls*``, ``scip``, ...). The bound is the best of the global solvers' bounds and the valid
+bound of the sense (paper: the trivial bound; fit: g <= 0). The time limit is shared: each solver run
+gets the remaining time divided by the rounds left. Certified when a global solver certified the
+incumbent's value.
 """
 from __future__ import annotations
 
@@ -60,7 +62,10 @@ class Hybrid(Method):
     def _search(self, run) -> Status:
         instance, inc, deadline = run.instance, run.incumbent, run.deadline
         solver_name, heur_name = canonical_name(self.solver), canonical_name(self.heuristic)
-        rounds, bound, certified, status = [], None, False, Status.CONVERGED
+        rounds, certified, status = [], False, Status.CONVERGED
+        # the bound starts at the one valid for every instance (g bounds, Remark 1): paper (min g),
+        # g >= -2C min(|I+|,|I-|); fit (max g), g <= f(0, beta) = 0; a global solver's bound may tighten it
+        bound = instance.trivial_bound if instance.sense == "paper" else 0.0
         run.info["rounds"] = rounds
         avail = self._component(solver_name, self.time_limit).availability(instance)
         if not avail:
@@ -90,7 +95,7 @@ class Hybrid(Method):
             sol, improved_s = run_one(solver_name, self._component(solver_name, left / (self.max_rounds - r)),
                                       list(inc.subset))
             if sol.bound is not None and sol.info.get("scope") == "global":
-                bound = sol.bound if bound is None or instance.better(bound, sol.bound) else bound
+                bound = sol.bound if instance.better(bound, sol.bound) else bound
             if sol.certified and sol.objective is not None and not instance.better(inc.value, sol.objective):
                 certified = True
                 break

@@ -1,9 +1,11 @@
 """``minlp-fs bench``: an end-to-end quick run on synthetic data, resume, and reports from raw records."""
 import argparse
+import csv
 import json
 
 import pytest
 
+from minlp_fs.experiments import tables
 from minlp_fs.experiments.cli import add_bench_parser, config_from_args, main, run_bench
 from minlp_fs.experiments.pipeline import build_grid
 from exp_records import record
@@ -71,6 +73,13 @@ def test_report_only_from_raw_records(tmp_path, experiment, methods):
     assert run_bench(args) == 0
     section = (tmp_path / "experiments" / "tables" / f"{experiment}-quick.md").read_text()
     assert "incomplete" not in section and "Figures:" in section
+    rendered = tables.markdown_tables(section)   # each table also as CSV beside the markdown
+    csvs = sorted((tmp_path / "experiments" / "tables").glob(f"{experiment}-quick-t*.csv"),
+                  key=lambda p: int(p.name.split("-t")[1].split("-")[0].split(".")[0]))
+    assert rendered and len(csvs) == len(rendered)
+    for path, (_, header, rows) in zip(csvs, rendered):
+        with path.open(newline="") as fh:
+            assert list(csv.reader(fh)) == [header] + rows
     assert list((tmp_path / "figures").glob(f"{experiment}-quick-*.png"))
     if experiment == "multistart":
         assert "| ls* | 1 | 0.00 | 1/1 | 8.3 |" in section  # seeds 0..9: best -109, worst -100: 9/109

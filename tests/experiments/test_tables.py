@@ -53,3 +53,22 @@ def test_accuracy_and_coverage_tables():
     text = tables.coverage_table([plan], [rec], n_cores=2)
     assert _row(text, "| Cleveland |") == ("| Cleveland | 13 | 297 | <u>3</u> | cap | 286 | 2,000 | 0.010 | 1,500 "
                                            "| 1.000 | 2.00 | 6 | 1,700 | 1.6e4 |")
+
+
+def test_every_markdown_table_is_written_as_csv_beside_it(tmp_path):
+    import csv
+    md = tmp_path / "certified-quick.md"
+    md.write_text("### Title\n\n- a bullet\n\n#### Sense `paper`, poly\n\n"
+                  + tables.markdown(["dataset", "gap %"], [["Wholesale, 1", "2.50"], ["x \\| y", tables.NONE]])
+                  + "\n\nBy dataset:\n\n" + tables.markdown(["a"], [["1"]]) + "\n")
+    stale = tmp_path / "certified-quick-t9-old.csv"
+    other = tmp_path / "certified-t1-kept.csv"      # another file's CSV stays
+    stale.write_text("old\n")
+    other.write_text("kept\n")
+    paths = tables.write_table_csvs(md)
+    assert [p.name for p in paths] == ["certified-quick-t1-sense-paper-poly.csv", "certified-quick-t2-by-dataset.csv"]
+    with paths[0].open(newline="") as fh:
+        assert list(csv.reader(fh)) == [["dataset", "gap %"], ["Wholesale, 1", "2.50"], ["x | y", tables.NONE]]
+    with paths[1].open(newline="") as fh:
+        assert list(csv.reader(fh)) == [["a"], ["1"]]
+    assert not stale.exists() and other.read_text() == "kept\n"

@@ -62,3 +62,21 @@ def test_unavailable_solver_makes_the_hybrid_unavailable():
     res = get_method("hybrid:knitro", time_limit=5).solve(small())
     assert res.status == "unavailable" and license_check().reason in res.message
     assert res.info["rounds"] == []   # checked before any component runs
+
+
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_hybrid_bound_is_the_best_of_the_solvers_and_the_senses_valid_bound(sense):
+    """A local solver gives no bound: the sense's own one stands (paper: the trivial bound, fit: g <= 0);
+    a global solver's bound is kept when tighter, and every bound is valid for the enumerated optimum."""
+    pytest.importorskip("cyipopt", reason="cyipopt not installed (pip install minlp-fs[ipopt])")
+    inst = small("rbf", sense=sense)
+    opt = get_method("enumerate").solve(inst).objective
+    local = get_method("hybrid:ipopt", time_limit=20, max_rounds=2).solve(inst, start="random")
+    assert local.bound == (inst.trivial_bound if sense == "paper" else 0.0)
+    assert not inst.better(opt, local.bound)   # valid: the optimum is no better than the bound
+    pytest.importorskip("pyscipopt", reason="pyscipopt not installed (pip install minlp-fs[scip])")
+    glob = get_method("hybrid:scip", time_limit=20, max_rounds=2).solve(inst, start="random")
+    assert inst.score(glob.bound) <= inst.score(opt) + 1e-6 * abs(opt)   # valid
+    assert not inst.better(glob.bound, local.bound)   # never looser than the sense's bound
+    if sense == "paper":   # SCIP proves this one within the limit: its bound replaces the trivial one
+        assert glob.certified and glob.bound == pytest.approx(opt, rel=1e-5)
