@@ -114,7 +114,9 @@ class IpoptPyomo(SolverMethod):
     solved by GAMS's IPOPT through Pyomo's ``gams`` interface (no ``ipopt`` executable or PyNumero
     ASL library is needed). The ``gams`` executable is found in ``gamspy_base`` and IPOPT registered
     with GAMS by :mod:`minlp_fs.solvers.gams`; the GAMS demo licence's size limit applies.
-    ``solver_options`` are written as ``ipopt.opt`` in GAMS's working folder (``GAMS_MODEL.optfile = 1``)."""
+
+    ``solver_options`` are written as ``ipopt.opt`` in GAMS's working folder (``GAMS_MODEL.optfile = 1``); Pyomo's run of
+    GAMS has no timeout, so :class:`~minlp_fs.solvers.gams.kill_after` stops it at the limit plus ``GRACE_S``."""
 
     name: typing.ClassVar[str] = "ipopt-pyomo"
     certifies: typing.ClassVar[bool] = False
