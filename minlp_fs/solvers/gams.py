@@ -345,6 +345,7 @@ class Baron(GamsSolver):
     certifies = True
     solver = "baron"
     demo_limit = 50
+    reserved = {"maxtime": "time_limit", "epsr": "optcr"}
 
 
 @dataclass
@@ -354,6 +355,7 @@ class GamsKnitro(GamsSolver):
     name = "gams-knitro"
     solver = "knitro"
     demo_limit = 300
+    reserved = {"maxtime": "time_limit", "maxtime_real": "time_limit", "mip_maxtime_real": "time_limit"}
 
 
 @dataclass
@@ -364,3 +366,4 @@ class GamsIpopt(GamsSolver):
     solver = "ipopt"
     relax = True
     demo_limit = 1000
+    reserved = {"max_wall_time": "time_limit", "max_cpu_time": "time_limit"}

@@ -120,6 +120,7 @@ class IpoptPyomo(SolverMethod):
 
     name: typing.ClassVar[str] = "ipopt-pyomo"
     certifies: typing.ClassVar[bool] = False
+    reserved: typing.ClassVar[dict] = {"max_wall_time": "time_limit", "max_cpu_time": "time_limit"}
 
     def _available(self, instance=None) -> Availability:
         from .gams import GamsIpopt

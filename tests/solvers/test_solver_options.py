@@ -73,7 +73,10 @@ def test_parse_assignments_names_the_bad_text():
 
 @pytest.mark.parametrize("name, key, owner", [("scip", "limits/time", "time_limit"), ("scip", "limits/gap", "gap"),
                                               ("ipopt", "max_wall_time", "time_limit"),
-                                              ("ipopt", "max_iter", "max_iter")])
+                                              ("ipopt", "max_iter", "max_iter"), ("baron", "MaxTime", "time_limit"),
+                                              ("baron", "EpsR", "optcr"), ("gams-knitro", "maxtime", "time_limit"),
+                                              ("gams-ipopt", "max_cpu_time", "time_limit"),
+                                              ("ipopt-pyomo", "max_wall_time", "time_limit")])
 def test_a_parameter_an_adapter_option_sets_is_refused(name, key, owner):
     with pytest.raises(InputError, match=rf"^{name}: solver_options '{key}' is set by the option {owner}; "):
         get_method(name, solver_options={key: 1})
