@@ -19,6 +19,7 @@ import tempfile
 import time
 import typing
 from dataclasses import dataclass
+from numbers import Integral
 from pathlib import Path
 
 from ..errors import InputError, plain
@@ -40,10 +41,11 @@ def _add_option(prob, key: str, value, owner: str) -> None:
         tries = ["yes" if value else "no"]
     elif isinstance(value, str):
         tries = [value]
+    elif isinstance(value, Integral):
+        tries = [int(value), float(value)]
     else:
-        tries = [value] + ([int(value)] if float(value).is_integer() else []) + [float(value)]
-    for v in dict.fromkeys((type(t), t) for t in tries):  # 1 and 1.0 are one dict key: keep both
-        v = v[1]
+        tries = [float(value)] + ([int(value)] if float(value).is_integer() else [])
+    for v in tries:
         try:
             prob.add_option(key, v)
             return
@@ -115,8 +117,9 @@ class IpoptPyomo(SolverMethod):
     ASL library is needed). The ``gams`` executable is found in ``gamspy_base`` and IPOPT registered
     with GAMS by :mod:`minlp_fs.solvers.gams`; the GAMS demo licence's size limit applies.
 
-    ``solver_options`` are written as ``ipopt.opt`` in GAMS's working folder (``GAMS_MODEL.optfile = 1``); Pyomo's run of
-    GAMS has no timeout, so :class:`~minlp_fs.solvers.gams.kill_after` stops it at the limit plus ``GRACE_S``."""
+    ``solver_options`` are written as ``ipopt.opt`` in GAMS's working folder (``GAMS_MODEL.optfile = 1``);
+    Pyomo's run of GAMS has no timeout, so :class:`~minlp_fs.solvers.gams.kill_after` stops it at the
+    limit plus ``GRACE_S``."""
 
     name: typing.ClassVar[str] = "ipopt-pyomo"
     certifies: typing.ClassVar[bool] = False
@@ -133,7 +136,7 @@ class IpoptPyomo(SolverMethod):
         from pyomo.opt import TerminationCondition as TC
 
         from ..models import build_model, load_start, read_solution
-        from .gams import GRACE_S, option_errors, gams_directory, kill_after, option_file_text, register_solver
+        from .gams import GRACE_S, gams_directory, kill_after, option_errors, option_file_text, register_solver
 
         t0 = time.perf_counter()
         register_solver("ipopt")

@@ -10,7 +10,8 @@ sigma * Hf + sum_i lambda_i Hc_i), or L-BFGS (option ``hessian``). Knitro's MINL
 The package has no demo mode: without a license ``KN_new`` fails with -520, and the adapter says
 "no Knitro license (KN_new returned -520)" instead of running. ``solver_options`` are Knitro's own
 parameter names, set by name after the adapter's settings (:meth:`Knitro.knitro_params`).
-The GAMS route (``gams-knitro``, :mod:`minlp_fs.solvers.gams`) is the runnable Knitro where only the GAMS demo license exists.
+The GAMS route (``gams-knitro``, :mod:`minlp_fs.solvers.gams`) is the runnable Knitro where only the
+GAMS demo license exists.
 """
 from __future__ import annotations
 
