@@ -183,6 +183,8 @@ def encode_labels(y, m: int) -> tuple[np.ndarray, tuple]:
     if len(kinds) > 1:
         raise InputError(f"y mixes label types ({', '.join(kinds)}); give labels of one type, e.g. -1/+1 "
                          "or two strings")
+    if kinds and kinds[0] not in ("number", "string", "boolean"):
+        raise InputError(f"y has labels of type {kinds[0]}; give numbers, strings or booleans")
     if yy.dtype.kind in "fc" and not np.all(np.isfinite(yy)):
         raise InputError("y contains NaN or infinite labels")
     classes = np.unique(yy)

@@ -292,6 +292,12 @@ def test_mixed_type_labels_are_an_error(labels, kinds):
         make_instance(X, labels, B=1)
 
 
+def test_labels_that_are_not_numbers_strings_or_booleans_are_an_error():
+    X, _ = _data(m=10)
+    with pytest.raises(InputError, match=r"^y has labels of type NoneType; give numbers, strings or booleans$"):
+        make_instance(X, [None] * 10, B=1)   # found by test_fuzz_input: a TypeError inside np.unique before
+
+
 def test_complex_X_is_an_error():
     X, y = _data()
     with pytest.raises(InputError, match="^X has complex entries"):

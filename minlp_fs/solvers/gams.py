@@ -228,7 +228,7 @@ class kill_after(contextlib.AbstractContextManager):
             return
         while not self._done.is_set():
             self._kill()
-            self._done.wait(0.1)
+            self._done.wait(0.05)
 
     def _kill(self):
         proc = Path("/proc")
