@@ -25,7 +25,8 @@ from . import __version__
 from .errors import InputError, MinlpFsError, SolverUnavailableError
 
 #: options that map to flags of their own (not auto-generated)
-_SHARED = {"time_limit": "time_limit", "seed": "seed", "n_jobs": "jobs", "progress": None}
+_SHARED = {"time_limit": "time_limit", "seed": "seed", "n_jobs": "jobs", "progress": None,
+           "solver_options": "solver_option"}
 #: exit statuses (README, "Reliability")
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_UNAVAILABLE, EXIT_TIME_LIMIT, EXIT_INTERRUPTED = 0, 1, 2, 3, 124, 130
 #: a Result's status -> exit status
@@ -94,6 +95,20 @@ def _method_option_flags(p: argparse.ArgumentParser) -> dict:
     return dests
 
 
+def _solver_option_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--solver-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter of the solver itself, repeatable (SCIP: limits/nodes=100; GAMS solvers: "
+                        "a line of their option file; Ipopt, Knitro: their option names); values are read as "
+                        "integers, numbers or true/false where they parse")
+
+
+def _solver_options(args):
+    """``--solver-option`` texts as the ``solver_options`` mapping (None when there are none)."""
+    from .options import parse_assignments
+
+    return parse_assignments(args.solver_option, args.verb, "--solver-option") if args.solver_option else None
+
+
 def _parser() -> tuple[argparse.ArgumentParser, dict]:
     from .exact.cli import CERTIFY_METHODS, add_verify_parser
     from .experiments.cli import add_bench_parser
@@ -111,6 +126,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     s.add_argument("--time-limit", type=float, default=None, help="seconds")
     s.add_argument("--jobs", type=int, default=None,
                    help="parallel candidate re-fits (methods with n_jobs; -1 = one per CPU, capped at the CPUs)")
+    _solver_option_flag(s)
     dests = _method_option_flags(s)
     c = sub.add_parser("certify", help="certified optimum by branch-and-bound or enumeration of all C(n,B) subsets")
     _instance_flags(c)
@@ -158,6 +174,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     cp.add_argument("--methods", required=True, help="comma-separated method names, e.g. ls*,acso*,scip,enumerate")
     cp.add_argument("--time-limit", type=float, default=None, help="seconds, for each method that has a limit")
     cp.add_argument("--plot", help="PNG file: incumbent (and bound) over time per method")
+    _solver_option_flag(cp)
     sub.add_parser("datasets", help="list the paper's datasets")
     add_bench_parser(sub)
     return p, dests
@@ -232,7 +249,8 @@ def _run_solve(args, dests) -> int:
     jobs = None if args.jobs is None else cap_jobs(args.jobs, "solve --jobs")
     start = _start(args.start)
     inst = _instance(args)
-    for opt, value in (("time_limit", args.time_limit), ("n_jobs", jobs)):
+    for opt, value in (("time_limit", args.time_limit), ("n_jobs", jobs),
+                       ("solver_options", _solver_options(args))):
         if value is not None:
             options[opt] = value
     result = solve(inst, method=args.method, start=start, seed=args.seed, **options)
@@ -364,7 +382,8 @@ def _run_compare(args) -> int:
     grid = {"B": None if args.B is None else parse_list(args.B, int, "--B"),
             "kernel": parse_list(args.kernel, str, "--kernel")}
     rows = compare_grid(lambda **p: _instance(argparse.Namespace(**{**vars(args), **p})),
-                        parse_list(args.methods, str, "--methods"), grid, args.time_limit, args.seed)
+                        parse_list(args.methods, str, "--methods"), grid, args.time_limit, args.seed,
+                        _solver_options(args))
     if args.plot:
         plot(rows, args.plot)
     print(json.dumps([r.to_dict() for r in rows]) if args.json else format_table(rows).rstrip())

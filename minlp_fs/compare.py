@@ -68,16 +68,18 @@ def _check_methods(methods) -> list:
     return names
 
 
-def run_method(instance, method: str, time_limit: float | None = None, seed: int = 0):
+def run_method(instance, method: str, time_limit: float | None = None, seed: int = 0,
+               solver_options: dict | None = None):
     """The Result of one method under the comparison's rules; a method that refuses the instance (e.g. ACSO
-    on a Gaussian kernel) is a row with status ``error`` and the reason, not the end of the comparison."""
+    on a Gaussian kernel) or the ``solver_options`` (given to every method that has them: the solver
+    adapters and hybrids) is a row with status ``error`` and the reason, not the end of the comparison."""
     from .api import solve
     from .methods import method_class
     from .result import Result
 
-    opts = {}
-    if time_limit is not None and "time_limit" in method_class(method).options():
-        opts["time_limit"] = time_limit
+    known = method_class(method).options()
+    opts = {key: value for key, value in (("time_limit", time_limit), ("solver_options", solver_options))
+            if value is not None and key in known}
     try:
         return solve(instance, method=method, seed=seed, **opts)
     except MinlpFsError as exc:
@@ -85,12 +87,13 @@ def run_method(instance, method: str, time_limit: float | None = None, seed: int
                       alpha=None, status="error", message=str(exc))
 
 
-def compare(instance, methods, time_limit: float | None = None, seed: int = 0) -> list:
+def compare(instance, methods, time_limit: float | None = None, seed: int = 0,
+            solver_options: dict | None = None) -> list:
     """One :class:`Row` per method, in the given order, with gaps to the reference (module docstring)."""
     names = _check_methods(methods)
     _check_time_limit(time_limit)
     desc = instance.describe()
-    rows = [Row(desc, name, run_method(instance, name, time_limit, seed)) for name in names]
+    rows = [Row(desc, name, run_method(instance, name, time_limit, seed, solver_options)) for name in names]
     _add_gaps(instance, rows)
     return rows
 
@@ -115,7 +118,7 @@ def _add_gaps(instance, rows) -> None:
 
 
 def compare_grid(build, methods, grid: dict | None = None, time_limit: float | None = None,
-                 seed: int = 0) -> list:
+                 seed: int = 0, solver_options: dict | None = None) -> list:
     """:func:`compare` on every combination of ``grid`` (e.g. ``{"B": [3, 4], "kernel": ["poly2", "rbf"]}``);
     ``build(**params)`` returns the instance for one combination. Rows of all instances, grid order."""
     grid = {k: v for k, v in (grid or {}).items() if v}
@@ -127,7 +130,7 @@ def compare_grid(build, methods, grid: dict | None = None, time_limit: float | N
     keys = list(grid)
     rows = []
     for values in itertools.product(*(grid[k] for k in keys)):
-        rows += compare(build(**dict(zip(keys, values))), names, time_limit, seed)
+        rows += compare(build(**dict(zip(keys, values))), names, time_limit, seed, solver_options)
     return rows
 
 

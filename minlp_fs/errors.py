@@ -48,9 +48,11 @@ def check_integer(owner: str, key: str, value, lowest: int) -> None:
 
 def plain(value) -> str:
     """A value as a message shows it: numbers as users write them (1, 0.5, 1e+70), never numpy reprs
-    such as ``np.float64(1.0)``; strings quoted; lists and tuples element by element."""
+    such as ``np.float64(1.0)``; strings quoted; lists, tuples and dicts element by element."""
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(plain(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{plain(k)}: {plain(v)}" for k, v in value.items()) + "}"
     if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # a numpy scalar
         value = value.item()
     if isinstance(value, float):

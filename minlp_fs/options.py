@@ -10,11 +10,17 @@ A method's option is a dataclass field declared with :func:`option`, which store
 
 e.g. ``ls*: pool_size must be an integer >= 1; got True``. A bool is never accepted where an
 integer or a number is required (``True`` is an ``int`` to Python, not to a user).
+
+The ``dict`` kind is a mapping of names to scalars (a solver's own parameters, ``solver_options``):
+keys are non-empty strings without spaces or ``=``, values strings of one line, integers, finite
+numbers or True/False. :func:`parse_assignments` turns command-line ``KEY=VALUE`` texts into such a
+mapping, each value converted by :func:`parse_scalar` (int, float, bool where it parses, else str).
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -22,13 +28,14 @@ import numpy as np
 
 from .errors import InputError, plain
 
-KINDS = (int, float, bool, str)
+KINDS = (int, float, bool, str, dict)
 
 
 @dataclass(frozen=True)
 class Opt:
-    """What an option accepts: ``kind`` (int, float, bool or str), ``low``/``high`` bounds (open with
-    ``low_open``/``high_open``), ``nonzero``, ``none`` (None allowed), ``choices`` (for str), ``doc``."""
+    """What an option accepts: ``kind`` (int, float, bool, str or dict: see the module docstring),
+    ``low``/``high`` bounds (open with ``low_open``/``high_open``), ``nonzero``, ``none`` (None
+    allowed), ``choices`` (for str), ``doc``."""
 
     kind: type
     low: float | None = None
@@ -48,6 +55,8 @@ class Opt:
         """What a valid value is, in words: 'an integer >= 1', 'None or a number in (0, 1]'."""
         if self.kind is bool:
             what = "True or False"
+        elif self.kind is dict:
+            what = f"a mapping of {MAPPING_WORDS}"
         elif self.kind is str:
             what = f"one of {', '.join(map(str, self.choices))}" if self.choices else "a string"
         else:
@@ -66,6 +75,8 @@ class Opt:
             return self.none
         if self.kind is bool:
             return isinstance(value, (bool, np.bool_))
+        if self.kind is dict:
+            return isinstance(value, Mapping) and all(_key_ok(k) and _scalar_ok(v) for k, v in value.items())
         if self.kind is str:
             return isinstance(value, str) and (self.choices is None or value in self.choices)
         if isinstance(value, (bool, np.bool_)):
@@ -84,6 +95,56 @@ class Opt:
         """InputError in the one format unless ``value`` is accepted."""
         if not self.accepts(value):
             raise InputError(f"{owner}: {key} must be {self.describe()}; got {plain(value)}")
+
+
+#: what the entries of a ``dict`` option may be, in words
+MAPPING_WORDS = ("names (no spaces or '=') to strings of one line, integers, finite numbers or True/False")
+
+
+def _key_ok(key) -> bool:
+    return isinstance(key, str) and key != "" and "=" not in key and not any(c.isspace() for c in key)
+
+
+def _scalar_ok(value) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, str):
+        return "\n" not in value and "\r" not in value
+    return isinstance(value, Real) and math.isfinite(value)
+
+
+def parse_scalar(text: str):
+    """A command-line value as the scalar it spells: ``"10"`` -> 10, ``"1e-6"`` -> 1e-06,
+    ``"true"``/``"false"`` (any case) -> True/False, anything else the string itself (``"nan"``, ``"inf"``
+    too: a solver value is never non-finite)."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for kind in (int, float):
+        try:
+            value = kind(text)
+        except ValueError:
+            continue
+        if math.isfinite(value):
+            return value
+    return text
+
+
+def parse_assignments(items, owner: str, key: str) -> dict:
+    """``["limits/nodes=10", "presolving/maxrounds=0"]`` -> ``{"limits/nodes": 10, ...}``; each value
+    converted by :func:`parse_scalar`; a text without ``=`` or a name given twice is an InputError
+    naming it, and the mapping is checked as a ``dict`` option."""
+    out: dict = {}
+    for item in items:
+        name, sep, text = str(item).partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise InputError(f"{owner}: {key} must be KEY=VALUE; got {plain(item)}")
+        if name in out:
+            raise InputError(f"{owner}: {key} {name!r} is given twice")
+        out[name] = parse_scalar(text.strip())
+    Opt(dict).check(owner, key, out)
+    return out
 
 
 def _num(x) -> str:

@@ -20,6 +20,14 @@ value agrees with the solver's objective and bound within :attr:`SolverMethod.ce
 resource limit -> ``"time_limit"``; a local solver's normal end -> ``"converged"``; a failure ->
 ``"error"``. ``info["scope"]`` says what the solver can certify: ``"global"`` or ``"local"``.
 
+Solver options (``solver_options``, ``--solver-option KEY=VALUE`` on the command line): the solver's own
+parameters, passed through unchanged by each adapter (SCIP ``setParam``, a GAMS solver option file,
+Ipopt ``add_option``, Knitro ``KN_set_param``); a name the solver does not know is an InputError naming
+it. A parameter that an adapter option already sets (:attr:`SolverMethod.reserved`, e.g. SCIP's
+``limits/time`` from ``time_limit``) is refused: one setting, one place. Time limits are on the wall
+clock for every adapter: the solver's own wall-clock limit in process (SCIP, cyipopt, Knitro), and for
+an external process (GAMS) its limit plus a grace period, after which it is killed.
+
 Units: a solver's objective and bound are those of the model it minimises, i.e. ``instance.sign * f``:
 f(alpha, beta) of problem (4) in the paper sense, the kernelised SVM primal
 1/2 c'K_beta c + C sum xi (= -g(beta) at the optimum, by strong duality) in the fit sense.
@@ -33,7 +41,7 @@ import numpy as np
 
 from ..alpha import AlphaSubproblem
 from ..blas import one_blas_thread
-from ..errors import MinlpFsError, SolverUnavailableError, UnavailableKind
+from ..errors import InputError, MinlpFsError, SolverUnavailableError, UnavailableKind
 from ..methods import REGISTRY, Method, method_class
 from ..options import option, seed_option
 from ..result import Status, TracePoint
@@ -125,10 +133,26 @@ class SolverMethod(Method):
     tee: bool = option(False, bool, doc="show the solver's log")
     warm_start: bool = option(True, bool, doc="start from the given subset (default: the alpha-start)")
     seed: int = seed_option()
+    solver_options: dict | None = option(None, dict, none=True,
+                                         doc="the solver's own parameters, passed through unchanged")
 
     uses_start: typing.ClassVar[bool] = True
+    #: solver parameter (lower case) -> the adapter option that sets it (refused in ``solver_options``)
+    reserved: typing.ClassVar[dict] = {}
     #: relative tolerance between our polished value and the solver's objective/bound for a certificate
     certify_rtol: typing.ClassVar[float] = 1e-5
+
+    def check(self) -> None:
+        super().check()
+        for key in self.solver_options or {}:
+            owner = self.reserved.get(key.lower())
+            if owner is not None:
+                raise InputError(f"{self.name}: solver_options {key!r} is set by the option {owner}; "
+                                 f"use {owner} instead")
+
+    def solver_params(self, own: dict) -> dict:
+        """The parameters the solver receives: the adapter's ``own`` settings, then ``solver_options``."""
+        return {**own, **(self.solver_options or {})}
 
     @property
     def scope(self) -> str:
@@ -139,6 +163,10 @@ class SolverMethod(Method):
     def _available(self, instance=None) -> Availability:
         """Availability for this solver (and, given an instance, its size limits)."""
         raise NotImplementedError
+
+    def _check_solver_options(self) -> None:
+        """InputError for a ``solver_options`` entry the solver refuses, where the solver can say so before
+        the run (SCIP); the others are checked when the solver receives them."""
 
     def _run(self, instance, warm: WarmStart | None, oracle: AlphaSubproblem, time_limit: float) -> RawSolution:
         """Build the model, load ``warm`` (None: a cold start), run within ``time_limit`` seconds (what
@@ -161,6 +189,7 @@ class SolverMethod(Method):
         avail = self.availability(run.instance)
         if not avail:
             raise avail.error()
+        self._check_solver_options()
         warm = self.warm(run) if self.warm_start else None
         left = run.deadline.remaining()
         if left <= 0:  # the warm start (its alpha-start) used the whole time limit

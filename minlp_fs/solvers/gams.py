@@ -22,7 +22,9 @@ unavailable with its sizes before anything runs. The demo also caps nonlinear no
 model GAMS refuses is reported unavailable with GAMS's own message.
 
 BARON's time limit is its own (GAMS ``reslim``); on a loaded machine it was seen to overrun it by 2-3x.
-A run that overruns by :data:`GRACE_S` seconds more is killed with its process group.
+A run that overruns by :data:`GRACE_S` seconds more is killed with its process group (wall clock).
+``solver_options`` go to the solver as an option file ``<solver>.opt`` in the run's folder, read with
+``optfile=1``.
 """
 from __future__ import annotations
 
@@ -30,15 +32,17 @@ import contextlib
 import importlib.util
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SolverUnavailableError, UnavailableKind
+from ..errors import InputError, SolverUnavailableError, UnavailableKind
 from ..options import option
 from .base import Availability, RawSolution, SolverMethod
 
@@ -135,11 +139,21 @@ def _driver(model_file: Path, result_file: Path, symbols: list) -> str:
     return "\n".join(lines + ["putclose dfs_res;", ""])
 
 
-def solve_gms(path, solver: str, time_limit: float, optcr: float = 1e-6, tee: bool = False) -> dict:
+def option_file_text(options: dict) -> str:
+    """A GAMS solver option file: one ``name value`` line per entry (True/False as 1/0)."""
+    def text(v):
+        return str(int(v)) if isinstance(v, bool) else (repr(float(v)) if isinstance(v, float) else str(v))
+    return "".join(f"{key} {text(value)}\n" for key, value in options.items())
+
+
+def solve_gms(path, solver: str, time_limit: float, optcr: float = 1e-6, tee: bool = False,
+              options: dict | None = None) -> dict:
     """Run GAMS/``solver`` on a .gms written by :mod:`minlp_fs.models.export`.
 
-    Returns statuses, objective, bound (``objest``), solver time and the levels keyed by the model's
-    variable names (``values``), with the listing's messages; ``timeout`` if GAMS overran by GRACE_S.
+    ``options``: the solver's own options, written as ``<solver>.opt`` in the run's folder and read
+    with ``optfile=1``. Returns statuses, objective, bound (``objest``), solver time and the levels
+    keyed by the model's variable names (``values``), with the listing's messages (an option the
+    solver does not know is among them); ``timeout`` if GAMS overran its limit by GRACE_S.
     """
     from ..models.export import gms_symbol_table
 
@@ -153,6 +167,9 @@ def solve_gms(path, solver: str, time_limit: float, optcr: float = 1e-6, tee: bo
         driver.write_text(_driver(path, result, [s for s, _ in table]))
         cmd = [str(executable), str(driver), "lo=3", f"reslim={time_limit}", f"optcr={optcr}", "optca=0",
                f"{'minlp' if discrete else 'nlp'}={solver}", f"curdir={tmp}", f"o={listing}"]
+        if options:
+            (tmp / f"{solver}.opt").write_text(option_file_text(options))
+            cmd += ["optfile=1", f"optdir={tmp}"]
         proc = subprocess.Popen(cmd, cwd=tmp, stdout=None if tee else subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
         try:
@@ -165,13 +182,65 @@ def solve_gms(path, solver: str, time_limit: float, optcr: float = 1e-6, tee: bo
             proc.communicate()
             return {"timeout": True, "log": f"GAMS did not return within {time_limit + GRACE_S:.0f} s; killed"}
         messages = _listing_messages(listing.read_text(errors="replace")) if listing.exists() else ""
-        answer = {"returncode": proc.returncode, "log": (log or "")[-4000:], "listing": messages}
+        answer = {"returncode": proc.returncode, "log": (log or "")[-4000:], "listing": messages,
+                  "option_errors": option_errors(f"{log or ''}\n{messages}") if options else []}
         if result.exists():
             rows = dict(line.split(None, 1) for line in result.read_text().splitlines() if line.strip())
             answer.update({key: _number(rows.get(key, "NA").strip())
                            for key in ("modelstat", "solvestat", "objval", "objest", "resusd")})
             answer["values"] = {name: _number(rows.get(s, "NA").strip()) for s, name in table}
         return answer
+
+
+#: how the solvers say they refuse an option-file line: BARON (listing and log), Knitro, Ipopt (log)
+_OPTION_ERROR = re.compile(r"(?:Value )?Error line \d+:.*|Ignoring '.*'.*|Exception message: .*[Oo]ption.*")
+
+
+def option_errors(text: str) -> list:
+    """The solver's complaints about its option file, once each, in order (empty: every line accepted;
+    with ``tee`` the log goes to the terminal and only the listing's are seen)."""
+    found = dict.fromkeys(m.group().strip() for m in _OPTION_ERROR.finditer(text))
+    return [line for line in found if not line.endswith("Option ignored")]
+
+
+class kill_after(contextlib.AbstractContextManager):
+    """From ``seconds`` after entering until leaving, kill every process whose command line contains
+    ``marker`` (a run's unique folder): the wall-clock stop of a GAMS run that another library starts
+    (Pyomo's ``subprocess.run`` has no timeout); a process started after the deadline is killed too.
+    ``killed`` says whether it had to. Linux (``/proc``) only; elsewhere a no-op."""
+
+    def __init__(self, marker: str, seconds: float):
+        self.marker, self.seconds, self.killed = str(marker).encode(), seconds, False
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._thread.join()
+        return False
+
+    def _watch(self):
+        if self._done.wait(self.seconds):
+            return
+        while not self._done.is_set():
+            self._kill()
+            self._done.wait(0.05)
+
+    def _kill(self):
+        proc = Path("/proc")
+        for entry in proc.iterdir() if proc.is_dir() else ():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                if self.marker in (entry / "cmdline").read_bytes():
+                    os.kill(int(entry.name), signal.SIGKILL)
+                    self.killed = True
+            except OSError:  # ended meanwhile, or not ours
+                continue
 
 
 def _listing_messages(listing: str) -> str:
@@ -194,7 +263,9 @@ class GamsSolver(SolverMethod):
     """A solver run through GAMS; subclasses set the GAMS solver name, relaxation and demo limit.
 
     ``optcr``: relative gap at which GAMS stops a global solver (and within which its bound counts as
-    a proof); ``keep_files``: a folder to keep the .gms given to GAMS (default: a temporary one).
+    a proof); ``keep_files``: a folder to keep the .gms given to GAMS (default: a temporary one), and its
+    ``<solver>.opt`` when there are ``solver_options`` (the solver's own option names, e.g. BARON's
+    ``MaxIter``; a line the solver refuses is an InputError with its message).
     """
 
     optcr: float = option(1e-6, float, low=0, doc="relative gap at which GAMS stops a global solver")
@@ -231,7 +302,10 @@ class GamsSolver(SolverMethod):
             folder.mkdir(parents=True, exist_ok=True)
             gms = folder / f"{instance.name}_{self.name}.gms"
             gms.write_text(gms_text(model, title=f"instance {instance.name} for GAMS/{self.solver.upper()}"))
-            ans = solve_gms(gms, self.solver, time_limit, optcr=self.optcr, tee=self.tee)
+            if self.keep_files and self.solver_options:  # beside the kept model, to rerun it as it ran
+                (folder / f"{self.solver}.opt").write_text(option_file_text(self.solver_options))
+            ans = solve_gms(gms, self.solver, time_limit, optcr=self.optcr, tee=self.tee,
+                            options=self.solver_options)
         mstat, sstat = ans.get("modelstat"), ans.get("solvestat")
         status = _describe(mstat, sstat)
         info = {"gams_model_status": mstat, "gams_solve_status": sstat, "gams_resusd": ans.get("resusd"),
@@ -240,6 +314,9 @@ class GamsSolver(SolverMethod):
             return RawSolution(beta=None, time_limit_reached=True, solver_status="killed", message=ans["log"],
                                info=info)
         messages = ans.get("listing", "")
+        if ans.get("option_errors"):
+            raise InputError(f"{self.name}: GAMS/{self.solver.upper()} refuses solver_options: "
+                             + "; ".join(ans["option_errors"]))
         if sstat == 7 or mstat == 11:
             size = "exceeds the demo license" in messages
             what = "demo size limit exceeded" if size else "no licence"
@@ -268,6 +345,7 @@ class Baron(GamsSolver):
     certifies = True
     solver = "baron"
     demo_limit = 50
+    reserved = {"maxtime": "time_limit", "epsr": "optcr"}
 
 
 @dataclass
@@ -277,6 +355,7 @@ class GamsKnitro(GamsSolver):
     name = "gams-knitro"
     solver = "knitro"
     demo_limit = 300
+    reserved = {"maxtime": "time_limit", "maxtime_real": "time_limit", "mip_maxtime_real": "time_limit"}
 
 
 @dataclass
@@ -287,3 +366,4 @@ class GamsIpopt(GamsSolver):
     solver = "ipopt"
     relax = True
     demo_limit = 1000
+    reserved = {"max_wall_time": "time_limit", "max_cpu_time": "time_limit"}

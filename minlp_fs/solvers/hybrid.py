@@ -36,6 +36,8 @@ class Hybrid(Method):
     time_limit: float = option(600.0, float, low=0, low_open=True, doc="wall-clock seconds for all rounds")
     seed: int = seed_option()
     tee: bool = option(False, bool, doc="show the solver's log")
+    solver_options: dict | None = option(None, dict, none=True, doc="the solver's own parameters (its "
+                                                                     "solver_options)")
 
     name: typing.ClassVar[str] = "hybrid"
     uses_start: typing.ClassVar[bool] = True
@@ -56,7 +58,8 @@ class Hybrid(Method):
 
     def _component(self, name: str, time_limit: float):
         cls = method_class(name)
-        opts = {"time_limit": max(time_limit, 1e-3), "seed": self.seed, "tee": self.tee}
+        opts = {"time_limit": max(time_limit, 1e-3), "seed": self.seed, "tee": self.tee,
+                "solver_options": self.solver_options}
         return get_method(name, **{k: v for k, v in opts.items() if k in cls.options()})
 
     def _search(self, run) -> Status:

@@ -15,10 +15,14 @@ value is no bound.
 """
 from __future__ import annotations
 
+import tempfile
 import time
 import typing
 from dataclasses import dataclass
+from numbers import Integral
+from pathlib import Path
 
+from ..errors import InputError, plain
 from ..options import option
 from .base import Availability, RawSolution, SolverMethod
 from .nlp import HESSIANS, make_nlp
@@ -27,6 +31,28 @@ from .nlp import HESSIANS, make_nlp
 _CONVERGED = {0: "solve succeeded", 1: "solved to acceptable level"}
 _LIMITS = {-1: "maximum number of iterations exceeded", -4: "maximum CPU time exceeded",
            -5: "maximum wall time exceeded"}
+
+
+def _add_option(prob, key: str, value, owner: str) -> None:
+    """``prob.add_option``, with True/False as Ipopt's yes/no and a number tried as an integer and as a
+    float (Ipopt types its options; ``max_iter=1e3`` and ``tol=1`` both mean what they say); an
+    unknown option or a value of the wrong type is an InputError naming it."""
+    if isinstance(value, bool):
+        tries = ["yes" if value else "no"]
+    elif isinstance(value, str):
+        tries = [value]
+    elif isinstance(value, Integral):
+        tries = [int(value), float(value)]
+    else:
+        tries = [float(value)] + ([int(value)] if float(value).is_integer() else [])
+    for v in tries:
+        try:
+            prob.add_option(key, v)
+            return
+        except TypeError:
+            continue
+    raise InputError(f"{owner}: Ipopt refuses solver_options {key} = {plain(value)} (an unknown option or a "
+                     f"value of the wrong type; Ipopt's own message is printed above)")
 
 
 @dataclass
@@ -38,6 +64,8 @@ class IpoptRelaxation(SolverMethod):
 
     name: typing.ClassVar[str] = "ipopt"
     certifies: typing.ClassVar[bool] = False
+    reserved: typing.ClassVar[dict] = {"max_wall_time": "time_limit", "max_iter": "max_iter",
+                                       "hessian_approximation": "hessian", "print_level": "tee"}
 
     def _available(self, instance=None) -> Availability:
         try:
@@ -46,17 +74,22 @@ class IpoptRelaxation(SolverMethod):
             return Availability.missing(f"cyipopt not installed (pip install minlp-fs[ipopt]): {exc}")
         return Availability(True)
 
+    def ipopt_options(self, time_limit: float | None = None) -> dict:
+        """What Ipopt receives: this method's settings (``time_limit``: default the option; Ipopt's
+        ``max_wall_time`` is on the wall clock), then ``solver_options``."""
+        return self.solver_params({
+            "sb": "yes", "print_level": 5 if self.tee else 0,
+            "max_wall_time": float(self.time_limit if time_limit is None else time_limit),
+            "max_iter": int(self.max_iter), "hessian_approximation": self.hessian})
+
     def problem(self, instance, nlp, time_limit: float | None = None):
-        """The cyipopt problem for ``nlp`` with this method's options (``time_limit``: default the option)."""
+        """The cyipopt problem for ``nlp`` with :meth:`ipopt_options`."""
         import cyipopt
 
         prob = cyipopt.Problem(n=nlp.nx, m=nlp.ncon, problem_obj=nlp, lb=nlp.lb, ub=nlp.ub,
                                cl=nlp.cl, cu=nlp.cu)
-        prob.add_option("sb", "yes")
-        prob.add_option("print_level", 5 if self.tee else 0)
-        prob.add_option("max_wall_time", float(self.time_limit if time_limit is None else time_limit))
-        prob.add_option("max_iter", int(self.max_iter))
-        prob.add_option("hessian_approximation", "exact" if self.hessian == "exact" else "limited-memory")
+        for key, value in self.ipopt_options(time_limit).items():
+            _add_option(prob, key, value, self.name)
         return prob
 
     def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
@@ -82,10 +115,15 @@ class IpoptPyomo(SolverMethod):
     """The same relaxation as a Pyomo model (:func:`minlp_fs.models.build_model`, ``relax=True``),
     solved by GAMS's IPOPT through Pyomo's ``gams`` interface (no ``ipopt`` executable or PyNumero
     ASL library is needed). The ``gams`` executable is found in ``gamspy_base`` and IPOPT registered
-    with GAMS by :mod:`minlp_fs.solvers.gams`; the GAMS demo licence's size limit applies."""
+    with GAMS by :mod:`minlp_fs.solvers.gams`; the GAMS demo licence's size limit applies.
+
+    ``solver_options`` are written as ``ipopt.opt`` in GAMS's working folder (``GAMS_MODEL.optfile = 1``);
+    Pyomo's run of GAMS has no timeout, so :class:`~minlp_fs.solvers.gams.kill_after` stops it at the
+    limit plus ``GRACE_S``."""
 
     name: typing.ClassVar[str] = "ipopt-pyomo"
     certifies: typing.ClassVar[bool] = False
+    reserved: typing.ClassVar[dict] = {"max_wall_time": "time_limit", "max_cpu_time": "time_limit"}
 
     def _available(self, instance=None) -> Availability:
         from .gams import GamsIpopt
@@ -98,7 +136,7 @@ class IpoptPyomo(SolverMethod):
         from pyomo.opt import TerminationCondition as TC
 
         from ..models import build_model, load_start, read_solution
-        from .gams import gams_directory, register_solver
+        from .gams import GRACE_S, gams_directory, kill_after, option_errors, option_file_text, register_solver
 
         t0 = time.perf_counter()
         register_solver("ipopt")
@@ -108,9 +146,25 @@ class IpoptPyomo(SolverMethod):
             load_start(model, warm.alpha, warm.beta)
         x0_objective = pyo.value(model.objective) if warm is not None else None
         build = time.perf_counter() - t0
-        res = pyo.SolverFactory("gams").solve(
-            model, solver="ipopt", tee=self.tee, load_solutions=False, io_options={"warmstart": True},
-            add_options=[f"option reslim={float(time_limit)};"])
+        lines = [f"option reslim={float(time_limit)};"] + (["GAMS_MODEL.optfile = 1;"] if self.solver_options else [])
+        with tempfile.TemporaryDirectory(prefix="minlp_fs_pyomo_") as tmp:  # GAMS's curdir: ipopt.opt goes there
+            log = Path(tmp) / "gams.log"
+            if self.solver_options:
+                (Path(tmp) / "ipopt.opt").write_text(option_file_text(self.solver_options))
+            with kill_after(tmp, time_limit + GRACE_S) as watchdog:
+                try:
+                    res = pyo.SolverFactory("gams").solve(
+                        model, solver="ipopt", tee=self.tee, load_solutions=False, io_options={"warmstart": True},
+                        add_options=lines, tmpdir=tmp, logfile=str(log))
+                except Exception:  # Pyomo finds no listing after the kill
+                    if not watchdog.killed:
+                        raise
+            refused = option_errors(log.read_text(errors="replace")) if self.solver_options and log.exists() else []
+        if refused:
+            raise InputError(f"{self.name}: GAMS/IPOPT refuses solver_options: " + "; ".join(refused))
+        if watchdog.killed:
+            return RawSolution(beta=None, time_limit_reached=True, solver_status="killed",
+                               message=f"GAMS did not return within {time_limit + GRACE_S:.0f} s; killed")
         cond = res.solver.termination_condition
         has_solution = len(res.solution) > 0
         if has_solution:

@@ -8,8 +8,10 @@ sigma * Hf + sum_i lambda_i Hc_i), or L-BFGS (option ``hessian``). Knitro's MINL
 (branch-and-bound on a nonconvex relaxation): scope "local", never certified.
 
 The package has no demo mode: without a license ``KN_new`` fails with -520, and the adapter says
-"no Knitro license (KN_new returned -520)" instead of running. The GAMS route (``gams-knitro``,
-:mod:`minlp_fs.solvers.gams`) is the runnable Knitro where only the GAMS demo license exists.
+"no Knitro license (KN_new returned -520)" instead of running. ``solver_options`` are Knitro's own
+parameter names, set by name after the adapter's settings (:meth:`Knitro.knitro_params`).
+The GAMS route (``gams-knitro``, :mod:`minlp_fs.solvers.gams`) is the runnable Knitro where only the
+GAMS demo license exists.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError, plain
 from ..options import option
 from .base import Availability, RawSolution, SolverMethod
 from .nlp import HESSIANS, make_nlp
@@ -97,6 +100,18 @@ class Knitro(SolverMethod):
     def _available(self, instance=None) -> Availability:
         return license_check()
 
+    def knitro_params(self, time_limit: float) -> dict:
+        """What Knitro receives (parameter id or name -> value): this method's settings, then
+        ``solver_options`` (Knitro's parameter names); the time limits are on the wall clock."""
+        import knitro as kn
+
+        own = {kn.KN_PARAM_OUTLEV: 2 if self.tee else 0, kn.KN_PARAM_MIP_OUTLEVEL: 1 if self.tee else 0,
+               kn.KN_PARAM_MS_SEED: int(self.seed), kn.KN_PARAM_MAXTIMEREAL: float(time_limit),
+               kn.KN_PARAM_MIP_MAXTIMEREAL: float(time_limit)}
+        if self.hessian != "exact":
+            own[kn.KN_PARAM_HESSOPT] = kn.KN_HESSOPT_LBFGS
+        return self.solver_params(own)
+
     def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         import knitro as kn
 
@@ -123,14 +138,8 @@ class Knitro(SolverMethod):
                 v1, v2 = hessian_structure(nlp)
                 kn.KN_set_cb_hess(kc, cb, hessIndexVars1=list(v1), hessIndexVars2=list(v2),
                                   hessCallback=eval_h)
-            else:
-                kn.KN_set_int_param(kc, kn.KN_PARAM_HESSOPT, kn.KN_HESSOPT_LBFGS)
             kn.KN_set_cb_user_params(kc, cb, nlp)
-            kn.KN_set_int_param(kc, kn.KN_PARAM_OUTLEV, 2 if self.tee else 0)
-            kn.KN_set_int_param(kc, kn.KN_PARAM_MIP_OUTLEVEL, 1 if self.tee else 0)
-            kn.KN_set_int_param(kc, kn.KN_PARAM_MS_SEED, int(self.seed))
-            kn.KN_set_double_param(kc, kn.KN_PARAM_MAXTIMEREAL, float(time_limit))
-            kn.KN_set_double_param(kc, kn.KN_PARAM_MIP_MAXTIMEREAL, float(time_limit))
+            set_params(kc, self.knitro_params(time_limit), self.name)
             build = time.perf_counter() - t0
             code = kn.KN_solve(kc)
             status, obj, x, _ = kn.KN_get_solution(kc)
@@ -143,6 +152,27 @@ class Knitro(SolverMethod):
             wall_time_s=time.perf_counter() - t0,
             message=f"Knitro stopped at a limit (return code {code})" if limit else "",
             info={"build_time_s": build, "x0_objective": nlp.objective(x0), "hessian": self.hessian})
+
+
+def set_params(kc, params: dict, owner: str = "knitro") -> None:
+    """``KN_set_param`` for each entry (a parameter id, or a name from ``solver_options``); an unknown name
+    or a value Knitro refuses is an InputError naming it, and so is a name for a parameter the adapter
+    sets from its own options (``reserved`` cannot list Knitro's names without a licensed context)."""
+    import knitro as kn
+
+    own = {key for key in params if isinstance(key, int)}
+    for key, value in params.items():
+        try:
+            pid = key if isinstance(key, int) else kn.KN_get_param_id(kc, key)
+        except Exception:
+            raise InputError(f"{owner}: Knitro has no parameter {key!r} (solver_options)") from None
+        if not isinstance(key, int) and pid in own:
+            raise InputError(f"{owner}: solver_options {key!r} is set by the adapter's own options "
+                             "(time_limit, seed, tee, hessian)")
+        try:
+            kn.KN_set_param(kc, pid, value)
+        except Exception as exc:
+            raise InputError(f"{owner}: Knitro refuses {key} = {plain(value)}: {exc}") from None
 
 
 def _beta_positions(nlp) -> np.ndarray:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ..models.scip_model import ScipModel, expanded_terms
 from ..objective import svm_primal
 from ..options import option
@@ -129,6 +129,39 @@ def _with_start(trace: list, model, start_score, t_start: float, sign: float) ->
     return [TracePoint(t_start, sign * start_score, "start")] + trace
 
 
+def set_params(model, params: dict, owner: str = "scip") -> None:
+    """``model.setParam`` for each entry, the value taken as the parameter's type (an integer-valued number
+    for an int parameter, 0/1 for a bool); an unknown name or a value SCIP refuses is an InputError naming
+    it (pyscipopt alone would truncate 1.5 to 1 for an int parameter, or raise a bare KeyError)."""
+    for key, value in params.items():
+        try:
+            current = model.getParam(key)
+        except KeyError:
+            raise InputError(f"{owner}: SCIP has no parameter {key!r} (solver_options)") from None
+        typed = _typed(current, value)
+        if typed is None:
+            kind = {bool: "True or False", int: "an integer", float: "a number", str: "a string"}[type(current)]
+            raise InputError(f"{owner}: SCIP parameter {key!r} must be {kind}; got {plain(value)}")
+        try:
+            model.setParam(key, typed)
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"{owner}: SCIP refuses {key} = {plain(value)}: {exc}") from None
+
+
+def _typed(current, value):
+    """``value`` as the type of the parameter's ``current`` value, or None when it is not one."""
+    is_bool = isinstance(value, (bool, np.bool_))
+    if isinstance(current, bool):
+        return bool(value) if is_bool or (isinstance(value, int) and value in (0, 1)) else None
+    if isinstance(current, str):
+        return value if isinstance(value, str) else None
+    if is_bool or isinstance(value, str):
+        return None
+    if isinstance(current, int):
+        return int(value) if float(value).is_integer() else None
+    return float(value)
+
+
 @dataclass
 class Scip(SolverMethod):
     """SCIP global MINLP; ``heuristic`` (e.g. "ls*", "acso*" or None) runs inside as a primal heuristic."""
@@ -143,6 +176,9 @@ class Scip(SolverMethod):
 
     name: typing.ClassVar[str] = "scip"
     certifies: typing.ClassVar[bool] = True
+    reserved: typing.ClassVar[dict] = {"limits/time": "time_limit", "timing/clocktype": "time_limit",
+                                       "limits/memory": "memory_limit_mb", "limits/gap": "gap",
+                                       "randomization/randomseedshift": "seed"}
 
     def check(self):
         super().check()
@@ -172,16 +208,23 @@ class Scip(SolverMethod):
                     f"memory whatever the memory limit; use a reduced instance (--m)")
         return Availability(True)
 
+    def _check_solver_options(self) -> None:
+        import pyscipopt
+
+        model = pyscipopt.Model()
+        model.hideOutput()
+        set_params(model, self.solver_options or {}, self.name)
+
     def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
         t0 = time.perf_counter()
         sm = ScipModel(instance)
         model = sm.model
         build = time.perf_counter() - t0
         model.hideOutput(not self.tee)
-        model.setParam("limits/time", float(time_limit))
-        model.setParam("limits/memory", float(self.memory_limit_mb))
-        model.setParam("limits/gap", float(self.gap))
-        model.setParam("randomization/randomseedshift", int(self.seed))
+        set_params(model, self.solver_params({
+            "limits/time": float(time_limit), "timing/clocktype": 2,  # 2: wall clock
+            "limits/memory": float(self.memory_limit_mb), "limits/gap": float(self.gap),
+            "randomization/randomseedshift": int(self.seed)}), self.name)
         log, trace = [], []
         heur_name = self.heuristic or ""
         if self.heuristic is not None:
