@@ -134,7 +134,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     c.add_argument("--time-limit", type=float, default=None, help="seconds")
     c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     c.add_argument("--method", default="auto", choices=CERTIFY_METHODS,
-                   help="auto (default): bnb for polynomial kernels, enumeration for rbf; or enumerate, bnb")
+                   help="auto (default): bnb for polynomial kernels on more than 1000 subsets or with --certificate, "
+                        "else enumeration; or enumerate, bnb")
     c.add_argument("--certificate", default=None, help="bnb: write the proof to this JSON file (minlp-fs verify FILE)")
     add_verify_parser(sub)
     sv = sub.add_parser("solvers", help="list the solver adapters with availability and the reason")

@@ -132,7 +132,7 @@ def test_a_certified_result_carries_its_tolerance(capsys):
     assert code == 0 and d["certified"] and d["info"]["tolerance"] == {"kkt": 1e-5}
     code, out, _ = run(capsys, "certify", *TINY, "--no-progress", "--method", "enumerate")
     assert "note       optimal over all 45 subsets, each SVM dual solved to KKT tolerance 1e-05" in out
-    code, out, _ = run(capsys, "certify", *TINY, "--no-progress")  # auto: bnb for a polynomial kernel
+    code, out, _ = run(capsys, "certify", *TINY, "--no-progress", "--method", "bnb")
     assert "note       optimal by branch-and-bound (every bound proven, see `minlp-fs verify`), each SVM dual " \
            "solved to KKT tolerance 1e-05" in out
 
@@ -289,3 +289,18 @@ def test_ctrl_c_during_start_up_is_one_line_exit_130(module):
     proc = subprocess.run([sys.executable, "-c", STARTUP_CTRL_C.format(module=module)], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 130 and proc.stderr == "minlp-fs: interrupted\n" and proc.stdout == ""
+
+
+def test_certify_auto_picks_the_exact_method_measured_faster():
+    from minlp_fs.api import build_instance
+    from minlp_fs.errors import InputError
+    from minlp_fs.exact.cli import certify_method
+
+    small = build_instance("synthetic", B=2, kernel="poly2")          # C(10, 2) = 45 subsets
+    large = build_instance("bcd", B=5, kernel="poly2")                # C(30, 5) = 142,506
+    assert certify_method(small, "auto", None) == "enumerate"
+    assert certify_method(large, "auto", None) == "bnb"
+    assert certify_method(large.with_params(kernel="rbf"), "auto", None) == "enumerate"
+    assert certify_method(small, "auto", "proof.json") == "bnb"
+    with pytest.raises(InputError, match="--certificate needs --method bnb"):
+        certify_method(small, "enumerate", "proof.json")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 from ..errors import InputError
 from .bounds import monotone
@@ -10,17 +11,23 @@ from .graph import write_graphml
 
 CERTIFY_METHODS = ("auto", "enumerate", "bnb")
 
+#: ``auto`` enumerates up to this many subsets: measured, bnb is slower below it (0.1-1.6x of
+#: enumeration's time at C(n, B) <= 126) and faster above (1.7-71x from C(n, B) = 1,716 up;
+#: benchmarks/RESULTS.md, bench_bnb (a))
+AUTO_ENUMERATE_UP_TO = 1000
+
 
 def certify_method(instance, method: str, certificate) -> str:
-    """The exact method to run: ``auto`` is bnb where its bounds hold (polynomial kernels) or a
-    certificate is wanted, else enumeration (Gaussian kernel: bnb has no bound to prune with and
-    enumeration's revolving door makes each leaf cheaper; benchmarks/RESULTS.md, bench_bnb)."""
+    """The exact method to run: ``auto`` is bnb where its bounds hold (polynomial kernels) on more than
+    :data:`AUTO_ENUMERATE_UP_TO` subsets, or when a certificate is wanted; else enumeration (Gaussian
+    kernel: bnb has no bound to prune with and enumeration's revolving door makes each leaf cheaper)."""
     if method not in CERTIFY_METHODS:
         raise InputError(f"unknown certify method {method!r}; choose one of {', '.join(CERTIFY_METHODS)}")
     if method == "enumerate" and certificate:
         raise InputError("--certificate needs --method bnb (or auto): enumeration writes no certificate")
     if method == "auto":
-        return "bnb" if monotone(instance.kernel) or certificate else "enumerate"
+        large = math.comb(instance.n, instance.B) > AUTO_ENUMERATE_UP_TO
+        return "bnb" if certificate or (monotone(instance.kernel) and large) else "enumerate"
     return method
 
 

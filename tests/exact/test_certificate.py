@@ -102,7 +102,11 @@ def test_cli_auto_method_and_errors(tmp_path, capsys):
     base = ["certify", "--dataset", "synthetic", "--B", "2", "--no-progress", "--json"]
     assert main(base + ["--kernel", "rbf"]) == 0
     assert json.loads(capsys.readouterr().out)["method"] == "enumerate"
-    assert main(base + ["--kernel", "poly3"]) == 0
+    assert main(base + ["--kernel", "poly3"]) == 0                      # C(10, 2) = 45: enumeration is faster
+    assert json.loads(capsys.readouterr().out)["method"] == "enumerate"
+    assert main(base + ["--kernel", "poly3", "--B", "5"]) == 0          # C(10, 5) = 252 ... still enumeration
+    assert json.loads(capsys.readouterr().out)["method"] == "enumerate"
+    assert main(base + ["--kernel", "poly3", "--certificate", str(tmp_path / "p.json")]) == 0
     assert json.loads(capsys.readouterr().out)["method"] == "bnb"
     assert main(base + ["--method", "enumerate", "--certificate", str(tmp_path / "x.json")]) == 2
     assert "needs --method bnb" in capsys.readouterr().err
