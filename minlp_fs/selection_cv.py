@@ -45,8 +45,8 @@ from tqdm.auto import tqdm
 
 from .alpha import AlphaSubproblem
 from .estimators import (
-    _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _check_params, _check_targets, _instance,
-    _method, _paper_sense_warning,
+    _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _CardinalityParams, _check_params, _check_targets,
+    _instance, _method, _paper_sense_warning,
 )
 
 SELECT_RULES = ("best", "1se")
@@ -131,7 +131,7 @@ def _selected(varying, constant, features, B):
     return np.sort(np.concatenate([varying[list(features)], constant[:B - min(B, varying.size)]])).astype(int)
 
 
-class KernelFeatureSelectorCV(SelectorMixin, BaseEstimator):
+class KernelFeatureSelectorCV(SelectorMixin, _CardinalityParams, BaseEstimator):
     __doc__ = """Select the number of features of :class:`KernelFeatureSelector` by cross-validation.
 
     See the module docstring for the warm-started path over ``n_features`` and the selection rule.
@@ -184,25 +184,14 @@ class KernelFeatureSelectorCV(SelectorMixin, BaseEstimator):
                  kernel="poly", degree=3, gamma=0.1, coef0=1.0, C=10.0, method="ls*", sense="fit",
                  scaling="minmax", random_state=None, n_jobs=1, time_limit=None, method_params=None,
                  verbose=0):
-        self.n_features = n_features
+        super().__init__(n_features, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, C=C, method=method,
+                         sense=sense, scaling=scaling, random_state=random_state, n_jobs=n_jobs,
+                         time_limit=time_limit, method_params=method_params, verbose=verbose)
         self.cv = cv
         self.scoring = scoring
         self.Cs = Cs
         self.gammas = gammas
         self.select = select
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.C = C
-        self.method = method
-        self.sense = sense
-        self.scaling = scaling
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.time_limit = time_limit
-        self.method_params = method_params
-        self.verbose = verbose
 
     def _grid(self, n_in):
         """The sorted distinct grid of B."""
