@@ -365,6 +365,7 @@ def _run_export_library(args) -> int:
 
 def _run_evaluate(args) -> int:
     from .evaluate import evaluate, format_evaluation, parse_features, read_gdx, read_sol
+    from .workers import cap_jobs
 
     inst = _instance(args)
     if args.features is not None:
@@ -372,9 +373,10 @@ def _run_evaluate(args) -> int:
     else:
         alpha, beta = read_sol(inst, args.sol, args.col) if args.sol else read_gdx(inst, args.gdx, args.gms)
         kw = {"alpha": alpha, "beta": beta, "source": args.sol or args.gdx}
-    ev = evaluate(inst, certify=args.certify, time_limit=args.time_limit, n_jobs=args.jobs, **kw)
+    ev = evaluate(inst, certify=args.certify, time_limit=args.time_limit,
+                  n_jobs=cap_jobs(args.jobs, "evaluate --jobs"), **kw)
     print(json.dumps({**ev.to_dict(), "instance": inst.describe()}) if args.json else format_evaluation(ev))
-    return 0
+    return _STATUS_EXIT.get(ev.info.get("certify_status"), EXIT_OK)  # a stopped enumeration: 124 / 130
 
 
 def _run_compare(args) -> int:
@@ -388,7 +390,7 @@ def _run_compare(args) -> int:
     if args.plot:
         plot(rows, args.plot)
     print(json.dumps([r.to_dict() for r in rows]) if args.json else format_table(rows).rstrip())
-    return 0 if all(r.result.ok for r in rows) else 1
+    return max(_STATUS_EXIT[r.result.status] for r in rows)  # the most severe row's status (README table)
 
 
 def _run_datasets(args) -> int:

@@ -43,5 +43,3 @@ class Deadline:
         if self.expired():
             raise SearchStopped(Status.TIME_LIMIT, f"time limit of {self.seconds:g} s reached")
 
-
-NO_DEADLINE = Deadline(None)

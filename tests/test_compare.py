@@ -113,3 +113,12 @@ def test_cli_compare_bad_input_is_one_line(capsys, argv, words):
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 2 and words in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_cli_compare_exit_status_is_the_most_severe_rows(capsys):
+    """An unavailable method (knitro without a licence) makes the run exit 3, as the README's table says."""
+    from minlp_fs.solvers.knitro import Knitro
+
+    if Knitro().availability().ok:
+        pytest.skip("knitro is licensed here")
+    assert main(["compare", *TINY, "--methods", "ls*,knitro"]) == 3

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..heuristics.screening import FixedAlpha
 from ..kernels import PolynomialKernel
+from . import tree
 
 
 def monotone(kernel) -> bool:
@@ -54,10 +55,10 @@ def probe_bound(scores: dict, order, t: int, need: int, inherited: float) -> flo
     return max(inherited, scores[order[t]], tail[need - 1])
 
 
-def marginal_gains(instance, alpha: np.ndarray, fixed, free) -> tuple:
+def marginal_gains(instance, alpha: np.ndarray, fixed, free, deadline=None) -> tuple:
     """At a fixed alpha, with U = I u F: ({j: f(alpha, I + {j})}, f(alpha, U), {j: f(alpha, U) - f(alpha, U - {j})}), j in F."""
-    fa = FixedAlpha(instance, alpha)
-    universe = tuple(sorted((*fixed, *free)))
+    fa = FixedAlpha(instance, alpha, deadline)
+    universe = tree.universe(fixed, free)
     f_all = fa.value(universe)
     removed = fa.removal_values(universe)
     return fa.addition_values(fixed, free), f_all, {j: f_all - removed[j] for j in free}

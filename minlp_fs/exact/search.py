@@ -34,10 +34,10 @@ has the incumbent's improvements and, with source ``bound``, the global bound ov
 """
 from __future__ import annotations
 
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -50,6 +50,7 @@ from ..objective import dual_objective
 from ..options import n_jobs_option, option, time_limit_option
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
+from ..workers import cpu_count
 from . import tree
 from .bounds import marginal_bound, marginal_gains, monotone, probe_bound
 from .certificate import Recorder
@@ -96,6 +97,9 @@ class BranchAndBound(Method):
         super().check()
         if self.incumbent != "none" and method_class(self.incumbent).certifies:
             raise InputError(f"bnb: incumbent must be a heuristic (or 'none'); got {self.incumbent!r}")
+        if self.certificate is not None and not Path(self.certificate).resolve().parent.is_dir():
+            raise InputError(f"bnb: cannot write the certificate {self.certificate}: its folder "
+                             f"{Path(self.certificate).resolve().parent} does not exist")
 
     @on_one_blas_thread
     def _search(self, run):
@@ -223,7 +227,7 @@ class _Search:
         order, children = None, []
         if bound < self._score_inc():
             if self.method.marginal:
-                f_take, f_all, gains = marginal_gains(self.inst, alpha, node.fixed, node.free)
+                f_take, f_all, gains = marginal_gains(self.inst, alpha, node.fixed, node.free, self.deadline)
                 order = sorted(node.free, key=lambda j: (-gains[j], j))
                 for t, f, F in tree.split(node.fixed, node.free, node.need, order):
                     b = -marginal_bound(f_take[order[t]], f_all, gains, node.need - 1, order[t + 1:])
@@ -294,7 +298,7 @@ class _Search:
     def search(self, start) -> Status:
         m, status = self.method, Status.OPTIMAL
         bar = tqdm(disable=not m.progress, unit="node", desc=f"bnb {self.inst.name}")
-        workers = os.cpu_count() if m.n_jobs < 0 else m.n_jobs
+        workers = cpu_count() if m.n_jobs < 0 else m.n_jobs
         self.pool = ThreadPoolExecutor(workers) if workers > 1 and self.paper and self.probes else None
         try:
             self._root()  # first, so that a stop during the heuristic still reports a valid bound

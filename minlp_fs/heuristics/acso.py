@@ -37,7 +37,6 @@ does not change the result. ``n_svm_solves`` includes the solves of the default 
 from __future__ import annotations
 
 import heapq
-import os
 from dataclasses import dataclass
 from enum import Enum
 
@@ -47,6 +46,7 @@ from ..methods import Method
 from ..options import n_jobs_option, option, time_limit_option
 from ..result import Status
 from ..stopping import SearchStopped
+from ..workers import cpu_count
 from .greedy import COUNTEREXAMPLE, greedy_step, uses_lazy
 from .refit import refit
 from .screening import FixedAlpha
@@ -168,7 +168,7 @@ class ACSOStar(ACSO):
         """Exact fits in the given order, in chunks of one per worker (the same fits as one batch:
         each is warm-started from ``alpha``); stops after a chunk past the deadline or with a fit
         at the trivial bound (paper sense)."""
-        chunk = self.n_jobs if self.n_jobs > 0 else (os.cpu_count() or 1)
+        chunk = self.n_jobs if self.n_jobs > 0 else cpu_count()
         fits = []
         for lo in range(0, len(subsets), chunk):
             if fits and run.deadline.expired():

@@ -9,11 +9,11 @@ results come back in input order, so the outcome is identical for any ``n_jobs``
 from __future__ import annotations
 
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 from ..alpha.oracle import PRUNE_RTOL
 from ..blas import one_blas_thread
+from ..workers import cpu_count
 
 
 def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float | None = None,
@@ -25,7 +25,7 @@ def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float |
     ``neighbours``: the centre's :class:`~minlp_fs.alpha.neighbours.NeighbourGrams` (its single swaps and removals).
     """
     subsets = [tuple(s) for s in subsets]
-    workers = (os.cpu_count() or 1) if n_jobs < 0 else n_jobs
+    workers = cpu_count() if n_jobs < 0 else n_jobs
     workers = max(1, min(workers, len(subsets)))
 
     def fit(subset):

@@ -28,6 +28,7 @@ from ..blas import on_one_blas_thread
 from ..methods import Method
 from ..options import n_jobs_option, time_limit_option
 from ..result import Status
+from ..stopping import SearchStopped
 from .greedy import ranked_removal
 from .refit import best_refit
 from .screening import FixedAlpha
@@ -52,15 +53,18 @@ class _RFE(Method):
                 j, fit = self._eliminate(run, kept, fit)
                 kept.remove(j)
                 order.append(j)
-        finally:  # stopped early (time limit, Ctrl-C): the remaining removals at the current alpha
+        except (SearchStopped, KeyboardInterrupt):  # stopped early: the remaining removals at the current alpha
             n_rest = len(kept) - instance.B
-            if n_rest:
-                step = ranked_removal(FixedAlpha(instance, fit.alpha), instance.B, start=kept)
-                kept, order = list(step.subset), order + step.order
-                fit = oracle.solve(kept, warm_start=fit.alpha)
-            run.incumbent.offer(fit.value, fit.subset, fit.alpha, source=self.name)
-            run.info.update(elimination_order=order, finished_at_fixed_alpha=n_rest)
+            step = ranked_removal(FixedAlpha(instance, fit.alpha), instance.B, start=kept)
+            fit = oracle.solve(step.subset, warm_start=fit.alpha)
+            self._finish(run, fit, order + step.order, n_rest)
+            raise
+        self._finish(run, fit, order, 0)
         return Status.CONVERGED
+
+    def _finish(self, run, fit, order, n_rest: int) -> None:
+        run.incumbent.offer(fit.value, fit.subset, fit.alpha, source=self.name)
+        run.info.update(elimination_order=order, finished_at_fixed_alpha=n_rest)
 
 
 @dataclass

@@ -124,8 +124,9 @@ class FixedAlpha:
         order (j_out, j_in) ascending. Gaussian kernel with a large support: the same sums over every
         row with v = 0 off the support, against the instance's E_j computed once (:func:`_instance_factors`).
         """
-        chosen = sorted(set(subset))
-        outside = [j for j in range(self.instance.n) if j not in set(chosen)]
+        chosen_set = set(subset)
+        chosen = sorted(chosen_set)
+        outside = [j for j in range(self.instance.n) if j not in chosen_set]
         factors = _instance_factors(self.instance, len(chosen), self.sv.size)
         if factors is not None:  # every row, v = 0 off the support, the instance's E_j
             v = np.zeros(self.instance.m)

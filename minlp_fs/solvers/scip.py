@@ -209,6 +209,8 @@ class Scip(SolverMethod):
         return Availability(True)
 
     def _check_solver_options(self) -> None:
+        if not self.solver_options:
+            return
         import pyscipopt
 
         model = pyscipopt.Model()

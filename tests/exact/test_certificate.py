@@ -132,3 +132,10 @@ def test_tree_as_graph_and_graphml(certificates, kernel, sense, tmp_path, capsys
     assert main(["verify", str(path), "--graphml", str(out)]) == 0
     capsys.readouterr()
     assert nx.read_graphml(out).number_of_nodes() == g.number_of_nodes()
+
+
+def test_a_certificate_into_a_missing_folder_is_refused_before_the_search(tmp_path, capsys):
+    code = main(["certify", "--dataset", "synthetic", "--B", "2", "--no-progress", "--method", "bnb",
+                 "--certificate", str(tmp_path / "missing" / "x.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot write the certificate" in err and "Traceback" not in err
