@@ -338,7 +338,8 @@ def _run_export(args) -> int:
     target = _export_target(args.format, args.out)
     start = _start(args.start)
     inst = _instance(args)
-    source = {"dataset": args.dataset, "scaling": args.scaling, "seed": args.seed, "m": args.m}
+    source = {"dataset": args.dataset, "scaling": args.scaling, "seed": args.seed, "m": args.m,
+              "label": getattr(args, "label", None)}
     try:
         paths = export(inst, args.format, target, start=start, source=source)
     except OSError as exc:

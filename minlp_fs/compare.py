@@ -14,10 +14,10 @@ optimum, in the units of g, when it has one (enumeration, global solvers).
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 
 from .errors import InputError, MinlpFsError
+from .options import check_value
 
 #: instance parameters a grid may vary (``--B 3,4``, ``--kernel poly2,rbf``)
 GRID_PARAMS = ("B", "kernel")
@@ -51,10 +51,9 @@ def parse_list(text: str, kind=str, flag: str = "") -> list:
 
 
 def _check_time_limit(time_limit) -> None:
-    """A bad limit is the caller's error, raised once, not an error row per method."""
-    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-                                   or not math.isfinite(time_limit) or time_limit <= 0):
-        raise InputError(f"time_limit must be None or a number of seconds > 0; got {time_limit!r}")
+    """A bad limit is the caller's error, raised once (by the package's one option checker), not an
+    error row per method."""
+    check_value("compare", "time_limit", time_limit, float, low=0, low_open=True, none=True)
 
 
 def _check_methods(methods) -> list:

@@ -161,7 +161,7 @@ def evaluate(instance, features=None, alpha=None, beta=None, source: str = "feat
         ref_value, ref_features = value, list(subset)
         message = "attains the trivial bound -2C*min(|I+|,|I-|): optimal (Remark 1), and degenerate"
     else:
-        ref = certified_optimum(instance, certify, max_subsets, time_limit, n_jobs)
+        ref = certified_optimum(instance, certify, max_subsets, time_limit, n_jobs, oracle=oracle)
         if ref is not None and ref.certified:
             ref_value, ref_features = ref.objective, list(ref.features)
         else:

@@ -147,11 +147,14 @@ class Formulation:
                            B_VAR: Block(B_VAR, None, np.array([-b_max]), np.array([b_max])),
                            XI: Block(XI, np.arange(m), np.zeros(m), np.minimum(1.0 + s_max + b_max, big_m / C))}
             self.objective = {XI: np.full(m, C)}
-            balance = LinearRow("balance", {C_VAR: np.ones(k)}, 0.0, 0.0)
+            # sum c = 0 holds at the optimum only when c lives on every row (c = alpha o y, y'alpha = 0);
+            # on a restricted support it would cut the restricted problem's optimum off: left out there
+            balance = LinearRow("balance", {C_VAR: np.ones(k)}, 0.0, 0.0) if k == m else None
             self.margins = True
         self.blocks[T_VAR] = Block(T_VAR, None, np.zeros(1), np.array([big_m]))
         self.objective = {T_VAR: np.ones(1), **self.objective}
-        self.linear_rows = [budget, balance, LinearRow("objective_bound", self.objective, *self.objective_range)]
+        self.linear_rows = [row for row in (budget, balance, LinearRow("objective_bound", self.objective,
+                                                                            *self.objective_range)) if row is not None]
         kern = instance.kernel
         self.scale, self.const = kern.affine
         self.phi0 = float(kern.apply(np.zeros((1, 1)))[0, 0])

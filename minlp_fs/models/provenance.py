@@ -59,12 +59,14 @@ def provenance(form, source: dict | None = None) -> dict:
 
 
 def _command(inst, kernel: dict, source: dict) -> str:
-    """The ``minlp-fs export`` flags that rebuild this instance from its dataset."""
+    """The ``minlp-fs export`` command that rebuilds this instance from its dataset (FMT and FILE: the user's)."""
     flags = [f"--dataset {source['dataset']}", f"--kernel {kernel['name']}", f"--gamma {kernel['gamma']!r}"]
+    if source.get("label") is not None:
+        flags.append(f"--label {source['label']}")
     flags += [f"--{k} {kernel[k]!r}" for k in ("coef0", "degree") if k in kernel]
     flags += [f"--B {inst.B}", f"--C {inst.C!r}", f"--sense {inst.sense}"]
     flags += [f"--{k} {source[k]}" for k in ("scaling", "m", "seed") if source.get(k) is not None]
-    return "minlp-fs export " + " ".join(flags) + " --data-dir DIR"
+    return "minlp-fs export " + " ".join(flags) + " --data-dir DIR --format FMT --out FILE"
 
 
 def comment_lines(info: dict, width: int = 100) -> list:

@@ -140,3 +140,17 @@ def test_the_nl_file_and_the_scip_model_carry_the_bounds(tmp_path, sense):
         b_max = form.blocks["b"].ub[0]
         assert names["b"].getUbOriginal() == pytest.approx(b_max) and own.b.getLbOriginal() == pytest.approx(-b_max)
         assert all(x.getUbOriginal() == pytest.approx(u) for x, u in zip(own.xi, form.blocks["xi"].ub))
+
+
+def test_the_fit_sense_cut_sum_c_is_only_written_when_c_lives_on_every_row():
+    """sum c = 0 follows from y'alpha = 0 only with c = alpha o y on all rows; on a restricted support it
+    could cut off the restricted problem's optimum (the sign box on c stays)."""
+    from minlp_fs.datasets import make_synthetic
+    from minlp_fs.instance import make_instance
+    from minlp_fs.models.formulation import Formulation
+
+    d = make_synthetic(m=16, seed=2)
+    inst = make_instance(d.X, d.y, B=2, sense="fit")
+    names = lambda form: [row.name for row in form.linear_rows]  # noqa: E731
+    assert "balance" in names(Formulation(inst))
+    assert "balance" not in names(Formulation(inst, support=[0, 1, 2, 3, 4]))

@@ -42,7 +42,7 @@ def test_nl_sidecar_states_everything(tmp_path, sense):
     _check(info, inst, sense)
     assert info["regenerate"] == ("minlp-fs export --dataset synthetic --kernel poly3 --gamma 0.25 --coef0 2.0 "
                                   f"--degree 3 --B 2 --C 4.0 --sense {sense} --scaling minmax --m 12 --seed 3 "
-                                  "--data-dir DIR")
+                                  "--data-dir DIR --format FMT --out FILE")
 
 
 @pytest.mark.parametrize("sense", ["paper", "fit"])
