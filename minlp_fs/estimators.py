@@ -272,7 +272,22 @@ def _degenerate_warning(est, reason: str) -> None:
 _TRIVIAL = "its objective attains the trivial bound -2C min(|I+|, |I-|): every minority alpha at C"
 
 
-class KernelFeatureSelector(SelectorMixin, _CardinalityParams, BaseEstimator):
+class _BinarySelector(SelectorMixin):
+    """What both selectors share: the mask from ``support_`` and the tags of a binary, supervised selector."""
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return self.support_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        # binary targets only: the tag RFE also sets on a transformer; checks then feed two classes
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        return tags
+
+
+class KernelFeatureSelector(_BinarySelector, _CardinalityParams, BaseEstimator):
     __doc__ = """Select exactly ``n_features`` features for a kernel SVM (DFS-SVM, problem (4)).
     """ + _PARAMS_DOC + """
     Attributes
@@ -309,17 +324,6 @@ class KernelFeatureSelector(SelectorMixin, _CardinalityParams, BaseEstimator):
         if degenerate:
             _degenerate_warning(self, _TRIVIAL)
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        # binary targets only: the tag RFE also sets on a transformer; checks then feed two classes
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        return tags
 
 
 class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):

@@ -34,18 +34,16 @@ from itertools import product
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
-from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
 from .alpha import AlphaSubproblem
 from .estimators import (
-    _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _CardinalityParams, _check_params, _check_targets,
+    _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _BinarySelector, _CardinalityParams, _check_params, _check_targets,
     _instance, _method, _paper_sense_warning,
 )
 
@@ -131,7 +129,7 @@ def _selected(varying, constant, features, B):
     return np.sort(np.concatenate([varying[list(features)], constant[:B - min(B, varying.size)]])).astype(int)
 
 
-class KernelFeatureSelectorCV(SelectorMixin, _CardinalityParams, BaseEstimator):
+class KernelFeatureSelectorCV(_BinarySelector, _CardinalityParams, BaseEstimator):
     __doc__ = """Select the number of features of :class:`KernelFeatureSelector` by cross-validation.
 
     See the module docstring for the warm-started path over ``n_features`` and the selection rule.
@@ -316,16 +314,6 @@ class KernelFeatureSelectorCV(SelectorMixin, _CardinalityParams, BaseEstimator):
         res["mean_objective"] = np.array([objectives[p, b].mean() for p, b in rows])
         res["mean_fit_time"] = np.array([times[p].mean() for p, _ in rows])
         return res
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        return tags
 
 
 def plot_cv_results(selector, ax=None):
