@@ -118,13 +118,16 @@ def _check_beta_count(instance, names, path) -> None:
 
 def certified_optimum(instance, certify: bool | None = None, max_subsets: int = AUTO_CERTIFY_SUBSETS,
                       time_limit: float | None = None, n_jobs: int = 1, oracle=None):
-    """The enumeration's :class:`~minlp_fs.result.Result` (certified when it finished), or None when
-    ``certify`` is False, or None and C(n, B) > ``max_subsets``."""
+    """The exact method's :class:`~minlp_fs.result.Result` (certified when it finished; the method is
+    ``certify``'s auto choice, :func:`minlp_fs.exact.cli.certify_method`), or None when ``certify`` is
+    False, or None and C(n, B) > ``max_subsets``."""
+    from .exact.cli import certify_method
     from .methods import get_method
 
     if certify is False or (certify is None and math.comb(instance.n, instance.B) > max_subsets):
         return None
-    return get_method("enumerate", time_limit=time_limit, n_jobs=n_jobs).solve(instance, oracle=oracle)
+    method = certify_method(instance, "auto", None)
+    return get_method(method, time_limit=time_limit, n_jobs=n_jobs).solve(instance, oracle=oracle)
 
 
 def evaluate(instance, features=None, alpha=None, beta=None, source: str = "features",

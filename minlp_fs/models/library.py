@@ -13,7 +13,7 @@ B whose C(n, B) is at most :data:`CERTIFY_MAX_SUBSETS`.
 the nonlinear ones, as in the ``.gms`` header), the objective sense of the file (always ``min``:
 paper, g; fit, the SVM primal P = -g, see :mod:`minlp_fs.models.formulation`), the best known value
 and the best bound **in the file's units**, whether the value is certified, and the source
-parameters. Values are certified by enumerating the C(n, B) subsets (``enumerate``; the best bound is
+parameters. Values are certified by `certify`'s exact method (``enumerate`` or ``bnb``; the best bound is
 then the optimum) when C(n, B) <= :data:`CERTIFY_MAX_SUBSETS`, and also when a value attains the
 paper sense's trivial bound (Remark 1). Otherwise the best known value is the better of LS* and
 ACSO* (section 3, from the alpha-start; ACSO* only on polynomial kernels, the ``method`` column
@@ -112,11 +112,13 @@ def entries(quick: bool = False, certified_grid: bool = False, data_dir=None) ->
 def best_known(instance, form) -> dict:
     """Best known value of g, its bound (both in g's units), whether certified, and the method that found it."""
     from ..api import solve
+    from ..exact.cli import certify_method
 
     if math.comb(instance.n, instance.B) <= CERTIFY_MAX_SUBSETS:
-        r = solve(instance, "enumerate")
+        method = certify_method(instance, "auto", None)  # certify's own choice: enumeration or bnb
+        r = solve(instance, method)
         if r.certified:
-            return {"value": r.objective, "bound": r.objective, "certified": True, "method": "enumerate"}
+            return {"value": r.objective, "bound": r.objective, "certified": True, "method": method}
     best = None
     for name in ("ls*", "acso*"):
         if name == "acso*" and not instance.kernel.submodular:
