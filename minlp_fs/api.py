@@ -19,7 +19,7 @@ def build_instance(dataset: str = "bcd", data_dir=None, B: int | None = None, ke
     data = make_synthetic(seed=seed) if dataset == "synthetic" else load_dataset(dataset, data_dir, label=label)
     if B is None:
         B = min(DEFAULT_B, data.X.shape[1])
-    return make_instance(data.X, data.y, B=B, kernel=kernel, C=C, gamma=gamma, coef0=coef0, degree=degree,
+    return make_instance(data.X, data.labels, B=B, kernel=kernel, C=C, gamma=gamma, coef0=coef0, degree=degree,
                          sense=sense, scaling=scaling, feature_names=data.feature_names, name=data.name,
                          m=m, seed=seed)
 

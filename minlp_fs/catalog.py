@@ -1,10 +1,10 @@
 """The catalogue of registered methods for ``minlp-fs methods``: options, defaults and meaning.
 
 Read from the methods themselves, so it cannot drift from the code: each method's summary is the
-first line of its class docstring, its options are its dataclass fields (type hint and default), and an
-option's meaning is the ``doc`` of its field metadata, either ``metadata["doc"]`` or the ``doc`` and
-``describe()`` of a declaration object stored as ``metadata["option"]``; an option without metadata is
-listed with its type and default only.
+first line of its class docstring, its options are its dataclass fields (type hint and default), and what an
+option accepts and means come from its one declaration (:func:`minlp_fs.options.declared`: the
+``describe()`` and ``doc`` of its :class:`~minlp_fs.options.Opt`, what the option checker and
+``Method.option_docs`` use); a field without a declaration is listed with its type and default only.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import dataclasses
 import typing
 
 from .methods import ALIASES, HYBRID_PREFIX, REGISTRY, method_class
+from .options import declared
 
 
 def _type_name(hint) -> str:
@@ -20,11 +21,9 @@ def _type_name(hint) -> str:
     return str(hint).replace("typing.", "").replace("NoneType", "None")
 
 
-def _option_row(field, hints) -> dict:
-    meta = field.metadata or {}
-    decl = meta.get("option")
-    doc = meta.get("doc") or getattr(decl, "doc", "") or ""
-    accepts = decl.describe() if callable(getattr(decl, "describe", None)) else ""
+def _option_row(field, hints, spec) -> dict:
+    """One option: its type hint and default from the field, what it accepts and means from its
+    declaration ``spec`` (:class:`~minlp_fs.options.Opt`, None for an undeclared field)."""
     if field.default is not dataclasses.MISSING:
         default = field.default
     elif field.default_factory is not dataclasses.MISSING:
@@ -32,7 +31,7 @@ def _option_row(field, hints) -> dict:
     else:
         default = None
     return {"name": field.name, "type": _type_name(hints.get(field.name, "")), "default": default,
-            "accepts": accepts, "doc": doc}
+            "accepts": spec.describe() if spec else "", "doc": spec.doc if spec else ""}
 
 
 def method_catalog() -> list:
@@ -47,11 +46,11 @@ def method_catalog() -> list:
         except (ImportError, AttributeError) as exc:
             rows.append({**row, "summary": f"cannot be imported: {type(exc).__name__}: {exc}", "options": []})
             continue
-        hints = typing.get_type_hints(cls)
+        hints, specs = typing.get_type_hints(cls), declared(cls)
         summary = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())  # the first paragraph
         rows.append({**row, "summary": summary, "uses_start": bool(cls.uses_start),
                      "certifies": bool(cls.certifies),
-                     "options": [_option_row(f, hints) for f in dataclasses.fields(cls)]})
+                     "options": [_option_row(f, hints, specs.get(f.name)) for f in dataclasses.fields(cls)]})
     return rows
 
 

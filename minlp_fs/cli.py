@@ -222,6 +222,8 @@ def _print_table(result, instance) -> None:
     rows = [
         ("instance", f"{d['name']} (m={d['m']}, n={d['n']}), {d['kernel']['name']} ({k}), C={d['C']:g}, "
                      f"B={d['B']}, sense={d['sense']}"),
+        ("classes", ", ".join(f"{sign}1 = {c} ({count})"
+                              for sign, c, count in zip("-+", d["classes"], d["class_counts"]))),
         ("method", result.method),
         ("status", result.status + ("  [certified optimal]" if result.certified else "")),
         ("objective", "-" if result.objective is None else f"{result.objective:.6f}"),

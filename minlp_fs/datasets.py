@@ -27,16 +27,23 @@ DATA_ENV = "MINLP_FS_DATA"
 
 @dataclass(frozen=True)
 class Dataset:
-    """Raw (unscaled) data: X (m x n), y in {-1, +1}, feature names, and the dataset's name."""
+    """Raw (unscaled) data: X (m x n), y in {-1, +1}, feature names, the dataset's name and the
+    original names of the classes -1 and +1 (``classes``; the CSV's own label values)."""
 
     name: str
     X: np.ndarray
     y: np.ndarray
     feature_names: tuple
+    classes: tuple = (-1, 1)
 
     @property
     def shape(self) -> tuple:
         return self.X.shape
+
+    @property
+    def labels(self) -> np.ndarray:
+        """The labels by their original names (``classes[0]`` where y = -1, ``classes[1]`` where y = +1)."""
+        return np.asarray(self.classes)[(self.y > 0).astype(int)]
 
 
 def read_csv(path: "str | Path", name: str | None = None, label: str | None = None) -> Dataset:
@@ -88,7 +95,7 @@ def read_csv(path: "str | Path", name: str | None = None, label: str | None = No
         raise InputError(f"{path}: the label column {header[j_label]!r} has {classes.size} distinct value(s) "
                          f"({shown}); it needs exactly two (pick another column with --label / label=)")
     y = np.where(values == classes[1], 1.0, -1.0)
-    return Dataset(name or path.stem, X, y, tuple(header[j] for j in features))
+    return Dataset(name or path.stem, X, y, tuple(header[j] for j in features), tuple(c.item() for c in classes))
 
 
 def _rows(reader) -> list:
@@ -174,7 +181,7 @@ def _sklearn_bcd() -> Dataset:
         return "_".join(base + [stat])
 
     return Dataset("bcd", np.asarray(data.data, dtype=float), y,
-                   tuple(csv_name(f) for f in data.feature_names))
+                   tuple(csv_name(f) for f in data.feature_names), ("benign", "malignant"))
 
 
 def load_dataset(name: str, data_dir: "str | Path | None" = None, label: str | None = None) -> Dataset:

@@ -406,7 +406,6 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
         Z = self.scaler_.transform(Xv[:, self.support_])
         svc = SVC(kernel=self.kernel, C=self.C, gamma=self.gamma_, coef0=self.coef0, degree=self.degree)
         signs = encode_labels(y, y.shape[0])[0]
-        self.svc_ = clone(svc).fit(Z, signs)
         if self.probability:
             folds = min(PLATT_FOLDS, int(np.bincount(signs > 0).min()))
             if folds < 2:
@@ -414,6 +413,10 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
                                  "fits its sigmoid out of fold)")
             self.calibrator_ = CalibratedClassifierCV(svc, method="sigmoid", cv=StratifiedKFold(folds),
                                                       ensemble=False).fit(Z, signs)
+            # with ensemble=False the calibrator's one classifier is the SVC trained on all of Z: it is svc_
+            self.svc_ = self.calibrator_.calibrated_classifiers_[0].estimator
+        else:
+            self.svc_ = clone(svc).fit(Z, signs)
         if self.sense == "paper":
             _paper_sense_warning(self)
         if self.result_.degenerate:

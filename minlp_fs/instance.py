@@ -122,7 +122,7 @@ class Instance:
         """JSON-ready description of the instance (no data)."""
         return {"name": self.name, "m": self.m, "n": self.n, "B": self.B, "C": self.C,
                 "kernel": self.kernel.params(), "sense": self.sense,
-                "class_counts": [int(np.sum(self.y < 0)), int(np.sum(self.y > 0))],
+                "classes": list(self.classes), "class_counts": [int(np.sum(self.y < 0)), int(np.sum(self.y > 0))],
                 "trivial_bound": self.trivial_bound}
 
 

@@ -144,6 +144,10 @@ class Run:
         self.n_svm_solves: int | None = None
         #: a Ctrl-C before any incumbent gives an empty Result instead of re-raising (enumeration)
         self.keep_empty_interrupt = False
+        if hasattr(method, "n_jobs"):   # the CLI's rule for --jobs: above the CPU count, a warning (workers.n_workers caps)
+            from .workers import cap_jobs
+
+            cap_jobs(method.n_jobs, f"{method.name}: n_jobs")
 
     @property
     def oracle(self):

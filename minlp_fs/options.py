@@ -61,7 +61,9 @@ class Opt:
             what = f"one of {', '.join(map(str, self.choices))}" if self.choices else "a string"
         else:
             what = "a non-zero integer" if self.nonzero else ("an integer" if self.kind is int else "a number")
-            if self.low is not None and self.high is not None:
+            if self.nonzero and self.kind is int and self.low == -1 and self.high is None:
+                what = "an integer >= 1 or -1"    # a worker count: -1 = one per CPU
+            elif self.low is not None and self.high is not None:
                 what += (f" in {'(' if self.low_open else '['}{_num(self.low)}, "
                          f"{_num(self.high)}{')' if self.high_open else ']'}")
             elif self.low is not None:
@@ -180,7 +182,8 @@ def time_limit_option(default=None):
 
 
 def n_jobs_option(default=1):
-    return option(default, int, nonzero=True, doc="worker threads (-1 = one per core)")
+    return option(default, int, low=-1, nonzero=True,
+                  doc="workers (-1 = one per CPU; more than the CPUs are lowered to them, with a warning)")
 
 
 def seed_option(default=0):

@@ -35,10 +35,14 @@ def cap_jobs(n_jobs: int, what: str) -> int:
         raise InputError(f"{what} must be an integer >= 1 or -1 (one worker per CPU); got {n_jobs!r}")
     n_jobs = int(n_jobs)
     cpus = cpu_count()
-    if n_jobs == -1:
-        return cpus
     if n_jobs > cpus:
         warnings.warn(f"{what} {n_jobs} is more than the {cpus} CPU(s) of this machine; using {cpus}",
                       JobsCappedWarning, stacklevel=2)
-        return cpus
-    return n_jobs
+    return n_workers(n_jobs)
+
+
+def n_workers(n_jobs: int) -> int:
+    """The workers ``n_jobs`` (already checked: >= 1 or -1) starts here, silently: -1 -> every CPU, else at
+    most the CPU count. The warning is :func:`cap_jobs`'s, given once per request (the method's Run)."""
+    cpus = cpu_count()
+    return cpus if n_jobs == -1 else min(int(n_jobs), cpus)

@@ -30,27 +30,35 @@ def test_catalog_lists_every_method_with_its_options_and_defaults():
     assert "ls* (alias ls-star): LS*, Algorithm 2" in text and "    refit_fraction  float = 0.1" in text
 
 
-def test_option_meaning_comes_from_field_metadata():
-    class Decl:
-        doc = "share of candidates re-fitted"
-
-        def describe(self):
-            return "a number in (0, 1]"
+def test_option_meaning_comes_from_the_option_declaration():
+    from minlp_fs.options import declared, option
 
     @dataclasses.dataclass
     class M:
-        a: int = dataclasses.field(default=1, metadata={"doc": "plain doc"})
-        b: float = dataclasses.field(default=0.5, metadata={"option": Decl()})
+        b: float = option(0.5, float, low=0, high=1, low_open=True, doc="share of candidates re-fitted")
         c: typing.Optional[int] = None
         d: list = dataclasses.field(default_factory=list)
 
-    hints = typing.get_type_hints(M)
-    a, b, c, d = (_option_row(f, hints) for f in dataclasses.fields(M))
-    assert (a["doc"], a["accepts"], a["default"]) == ("plain doc", "", 1)
-    assert (b["doc"], b["accepts"]) == ("share of candidates re-fitted", "a number in (0, 1]")
-    assert (c["doc"], c["type"], c["default"]) == ("", "Optional[int]", None) and d["default"] == []
-    row = {"name": "m", "aliases": [], "summary": "M.", "options": [a, b]}
+    hints, specs = typing.get_type_hints(M), declared(M)
+    b, c, d = (_option_row(f, hints, specs.get(f.name)) for f in dataclasses.fields(M))
+    assert (b["doc"], b["accepts"], b["default"]) == ("share of candidates re-fitted", "a number in (0, 1]", 0.5)
+    assert (c["doc"], c["accepts"], c["type"], c["default"]) == ("", "", "Optional[int]", None)
+    assert d["default"] == []
+    row = {"name": "m", "aliases": [], "summary": "M.", "options": [b, c]}
     assert "b  float = 0.5  share of candidates re-fitted; accepts a number in (0, 1]" in format_catalog([row])
+
+
+def test_the_catalogue_says_what_the_checker_and_option_docs_say():
+    from minlp_fs.catalog import method_catalog
+    from minlp_fs.methods import method_class
+
+    for row in method_catalog():
+        if row["name"].startswith("hybrid") or not row["options"]:
+            continue
+        docs = method_class(row["name"]).option_docs()
+        for o in row["options"]:
+            if o["name"] in docs:
+                assert docs[o["name"]] == (f"{o['accepts']}; {o['doc']}" if o["doc"] else o["accepts"])
 
 
 def test_cli_methods_and_solvers_demo_limits(capsys):

@@ -122,3 +122,24 @@ def test_cli_compare_exit_status_is_the_most_severe_rows(capsys):
     if Knitro().availability().ok:
         pytest.skip("knitro is licensed here")
     assert main(["compare", *TINY, "--methods", "ls*,knitro"]) == 3
+
+
+def _row(method, objective, certified=False):
+    result = Result(method=method, sense="fit", objective=objective, features=[0], feature_names=["x0"],
+                    alpha=None, status="optimal" if certified else "converged", certified=certified)
+    return Row({}, method, result)
+
+
+def test_the_reference_is_the_best_certified_value_and_a_method_beating_it_is_shown(small_poly_instance):
+    from minlp_fs.compare import _add_gaps
+
+    inst = small_poly_instance.with_params(sense="fit")     # fit: larger g is better
+    rows = [_row("loose", -10.0, certified=True), _row("tight", -9.0, certified=True), _row("ls*", -9.0)]
+    _add_gaps(inst, rows)
+    assert rows[0].reference == "certified optimum (tight)"
+    assert [r.gap_pct for r in rows] == [pytest.approx(100 / 9), 0.0, 0.0]
+    rows = [_row("enumerate", -10.0, certified=True), _row("ls*", -9.0), _row("rfe1", -10.0 * (1 + 1e-8))]
+    _add_gaps(inst, rows)
+    assert rows[0].reference == ("certified optimum (enumerate); beaten by ls* beyond the 1e-6 accuracy "
+                                 "of every value")
+    assert rows[1].gap_pct == pytest.approx(-10.0) and rows[2].gap_pct == 0.0

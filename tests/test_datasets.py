@@ -165,6 +165,18 @@ def test_label_argument_names_another_column(tmp_path):
 def test_string_class_names_are_labels(tmp_path):
     d = read_csv(write(tmp_path / "s.csv", "a,class\n1,M\n2,B\n3,M\n"), label="class")
     np.testing.assert_array_equal(d.y, [1, -1, 1])  # B < M: B -> -1
+    assert d.classes == ("B", "M") and list(d.labels) == ["M", "B", "M"]
+
+
+def test_the_class_names_reach_the_instance(tmp_path):
+    """build_instance encodes the CSV's own labels, so the instance (and `solve`'s output) names the classes."""
+    from minlp_fs.api import build_instance
+
+    write(tmp_path / "s.csv", "a,b,class\n1,0,M\n2,1,B\n3,1,M\n4,0,B\n")
+    inst = build_instance("s", tmp_path, B=1, label="class")
+    assert inst.classes == ("B", "M") and inst.describe()["classes"] == ["B", "M"]
+    np.testing.assert_array_equal(inst.y, [1, -1, 1, -1])
+    assert build_instance("bcd", B=1).describe()["classes"] == ["benign", "malignant"]
 
 
 @pytest.mark.parametrize("text, message", [

@@ -245,6 +245,7 @@ def test_predict_proba_platt_scaling(synthetic):
     plain = CardinalitySVC(2, method=FAST, gamma=1.0).fit(X, labels)
     assert not hasattr(plain, "predict_proba") and not hasattr(plain, "calibrator_")
     np.testing.assert_array_equal(plain.decision_function(X), clf.decision_function(X))
+    assert clf.svc_ is clf.calibrator_.calibrated_classifiers_[0].estimator   # one SVC on all rows, not two
     with pytest.raises(ValueError, match="probability must be True or False"):
         CardinalitySVC(2, method=FAST, probability="yes").fit(X, y)
     with pytest.raises(ValueError, match="at least 2 examples of each class"):

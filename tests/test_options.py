@@ -50,6 +50,7 @@ def test_the_inconsistencies_the_issue_names_are_gone():
 @pytest.mark.parametrize("spec, good, bad, words", [
     (Opt(int, low=1), [1, 7], [0, 1.0, True, "2", None], "an integer >= 1"),
     (Opt(int, nonzero=True), [-1, 3], [0, 2.5, False], "a non-zero integer"),
+    (Opt(int, low=-1, nonzero=True), [-1, 1, 64], [0, -2, 2.5, True], "an integer >= 1 or -1"),
     (Opt(float, low=0, high=1, low_open=True), [0.5, 1, 1.0], [0, 1.5, float("nan"), True], "a number in (0, 1]"),
     (Opt(float, low=0, low_open=True, none=True), [None, 1e-9, 3], [0, -1, float("inf")], "None or a number > 0"),
     (Opt(bool), [True, False], [0, 1, "yes", None], "True or False"),

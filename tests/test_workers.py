@@ -39,3 +39,21 @@ def test_the_real_cpu_count_is_at_least_one_and_at_most_os_cpu_count():
     import os
 
     assert 1 <= workers.cpu_count() <= (os.cpu_count() or 1)
+
+
+def test_n_workers_caps_silently_and_minus_one_is_every_cpu(four_cpus):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert [workers.n_workers(n) for n in (-1, 1, 3, 4, 100)] == [4, 1, 3, 4, 4]
+
+
+def test_the_api_follows_the_cli_rule_for_n_jobs(four_cpus, small_poly_instance):
+    """solve(n_jobs=...) accepts what --jobs accepts, refuses the rest with the same words, and warns once
+    above the CPU count (then runs on the CPUs)."""
+    from minlp_fs import solve
+
+    with pytest.raises(InputError, match=r"^ls\*: n_jobs must be an integer >= 1 or -1; got -3$"):
+        solve(small_poly_instance, method="ls*", n_jobs=-3)
+    with pytest.warns(JobsCappedWarning, match=r"^ls\*: n_jobs 100 is more than the 4 CPU\(s\)") as caught:
+        result = solve(small_poly_instance, method="ls*", n_jobs=100)
+    assert result.ok and len([w for w in caught if w.category is JobsCappedWarning]) == 1

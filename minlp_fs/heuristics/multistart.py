@@ -29,6 +29,7 @@ from ..blas import one_blas_thread
 from ..errors import InputError
 from ..methods import Method, get_method
 from ..options import check_value
+from ..workers import cap_jobs
 from ..result import Result, Status
 from ..stopping import SearchStopped
 from .starts import random_subset
@@ -113,7 +114,7 @@ def multistart(method, instance, k: int = 10, seed: int = 0, n_jobs: int = 1,
         raise InputError(f"multistart needs a start-dependent method (such as ls, ls*, acso); "
                          f"{getattr(method, 'name', method)!r} takes no start")
     check_value("multistart", "k (number of starts)", k, int, low=1)
-    check_value("multistart", "n_jobs", n_jobs, int, nonzero=True)
+    n_jobs = cap_jobs(n_jobs, "multistart: n_jobs")
     t0 = time.perf_counter()
     starts = shared_starts(instance, k, seed)
     finished: dict = {}
@@ -138,7 +139,7 @@ def multistart(method, instance, k: int = 10, seed: int = 0, n_jobs: int = 1,
                 for i, start in enumerate(starts):
                     keep(i, run(start))
             else:
-                with one_blas_thread(), ThreadPoolExecutor(max_workers=n_jobs if n_jobs > 0 else None) as pool:
+                with one_blas_thread(), ThreadPoolExecutor(max_workers=n_jobs) as pool:
                     futures = {pool.submit(run, s): i for i, s in enumerate(starts)}
                     try:
                         for fut in as_completed(futures):

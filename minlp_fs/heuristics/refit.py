@@ -13,19 +13,19 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..alpha.oracle import PRUNE_RTOL
 from ..blas import one_blas_thread
-from ..workers import cpu_count
+from ..workers import n_workers
 
 
 def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float | None = None,
           neighbours=None) -> list:
     """Exact :class:`~minlp_fs.alpha.Fit` of each subset, in the order given.
 
-    ``n_jobs`` < 0 means one worker per core. On Ctrl-C, queued candidates are cancelled.
+    ``n_jobs`` = -1 means one worker per CPU (never more than the CPUs: :func:`~minlp_fs.workers.n_workers`). On Ctrl-C, queued candidates are cancelled.
     ``worse_than``: an incumbent value; a candidate proven worse stops early (``Fit.exact`` False).
     ``neighbours``: the centre's :class:`~minlp_fs.alpha.neighbours.NeighbourGrams` (its single swaps and removals).
     """
     subsets = [tuple(s) for s in subsets]
-    workers = cpu_count() if n_jobs < 0 else n_jobs
+    workers = n_workers(n_jobs)
     workers = max(1, min(workers, len(subsets)))
 
     def fit(subset):

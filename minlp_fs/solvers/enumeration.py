@@ -39,6 +39,7 @@ from ..blas import one_blas_thread
 from ..errors import InputError
 from ..methods import Method
 from ..options import check_value, n_jobs_option, option, time_limit_option
+from ..workers import n_workers
 from ..result import Status
 from ..stopping import SearchStopped
 
@@ -227,7 +228,7 @@ class Enumeration(Method):
         if self.n_jobs == 1 or total <= size:
             chunks = (f(*args, **kw) for f, args, kw in tasks)
         else:  # processes by default (loky); a joblib.parallel_config(backend="dask") reaches a cluster
-            chunks = Parallel(n_jobs=self.n_jobs, return_as="generator")(tasks)
+            chunks = Parallel(n_jobs=n_workers(self.n_jobs), return_as="generator")(tasks)
 
         inc = run.incumbent
         status, n_done, n_rebuilds, n_chunks, best_rank, hit = Status.OPTIMAL, 0, 0, 0, None, False
