@@ -8,12 +8,19 @@ D = phi'(base), E = phi''(base) elementwise (``kernel.derivative``, ``kernel.sec
     dq/dw = K w,  dq/dbeta_j = 1/2 w'(D o T_j)w,  d2q/dw2 = K,  d2q/dw dbeta_j = (D o T_j) w,
     d2q/dbeta_j dbeta_k = 1/2 w'(E o T_j o T_k)w.
 
+The variables, their bounds and the linear rows are those of the one formulation of each sense
+(:class:`~minlp_fs.models.formulation.Formulation` with ``relax=True``, the model every writer reads);
+an NLP solver needs no epigraph, so the variable t, its row and the ``objective_bound`` row (which
+bounds t) are left out and q sits in the objective itself:
+
 * :class:`DualNLP` (paper sense), x = (alpha, beta): min f = q(alpha*y, beta) - e'alpha (problem (4))
-  s.t. y'alpha = 0, sum beta = B, 0 <= alpha <= C, 0 <= beta <= 1.
+  s.t. the rows ``balance`` y'alpha = 0 and ``budget`` sum beta = B, 0 <= alpha <= C, 0 <= beta <= 1.
 * :class:`PrimalNLP` (fit sense), x = (beta, c, b, xi): min 1/2 c'K_beta c + C sum xi
-  s.t. sum beta = B, y_i((K_beta c)_i + b) + xi_i >= 1, xi >= 0, |c_i| <= C (valid: c = alpha*y at a
-  dual optimum). Its optimum over (c, b, xi) is -g(beta) by strong duality, so minimising it over
-  beta maximises g: the fit sense, written as a minimisation.
+  s.t. ``budget``, the margins y_i((K_beta c)_i + b) + xi_i >= 1, ``balance`` sum c = 0, and the
+  formulation's bounds that keep an optimum for every beta (y_i c_i in [0, C], |b| <= b_max,
+  0 <= xi_i <= its bound: proofs in :mod:`minlp_fs.models.formulation`). Its optimum over (c, b, xi) is
+  -g(beta) by strong duality, so minimising it over beta maximises g: the fit sense, written as a
+  minimisation.
 
 Constraints are returned with a sparse Jacobian (row, column) structure and the Hessian of the
 Lagrangian as a dense lower triangle. The per-feature terms T_j are stacked once (n*m^2 floats).
@@ -22,17 +29,44 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..models.formulation import ALPHA, B_VAR, BETA, C_VAR, XI, Formulation
 from ..objective import svm_primal
 
 #: Hessian options of the NLP adapters (cyipopt, Knitro)
 HESSIANS = ("exact", "limited-memory")
 
 
+#: Ipopt's and Knitro's infinity (a bound beyond it is none)
+_INF = 2e19
+
+
+def _box(form, blocks) -> tuple:
+    """(lb, ub) of the formulation's variable ``blocks``, concatenated in that order."""
+    return (np.concatenate([form.blocks[b].lb for b in blocks]).astype(float),
+            np.concatenate([form.blocks[b].ub for b in blocks]).astype(float))
+
+
+def _linear(form, names, offsets: dict, first_row: int) -> tuple:
+    """The formulation's linear rows ``names`` that it has (in that order), as NLP rows from ``first_row``:
+    ((Jacobian rows, columns, values), cl, cu); ``offsets``: block -> its first position in x."""
+    rows = [r for name in names for r in form.linear_rows if r.name == name]
+    jr, jc, jv = [], [], []
+    for k, row in enumerate(rows):
+        for block, coef in row.terms.items():
+            pos = offsets[block] + np.arange(np.size(coef))
+            jr.append(np.full(pos.size, first_row + k)), jc.append(pos), jv.append(np.asarray(coef, dtype=float))
+    cat = (lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype))
+    return ((cat(jr, int), cat(jc, int), cat(jv, float)),
+            np.array([r.lo for r in rows], dtype=float), np.array([r.hi for r in rows], dtype=float))
+
+
 class _KernelNLP:
-    """Shared state: the stacked terms T (n x m^2) and the kernel pieces at the current beta."""
+    """Shared state: the formulation (variables, bounds, linear rows), the stacked terms T (n x m^2)
+    and the kernel pieces at the current beta."""
 
     def __init__(self, instance):
         self.instance = instance
+        self.form = Formulation(instance, relax=True)
         self.m, self.n = instance.m, instance.n
         X, kernel = instance.X, instance.kernel
         self.T = np.stack([kernel.feature_term(X, j).ravel() for j in range(self.n)])
@@ -73,14 +107,12 @@ class DualNLP(_KernelNLP):
 
     def __init__(self, instance):
         super().__init__(instance)
-        m, n, C = self.m, self.n, instance.C
-        self.nx, self.ncon = m + n, 2
-        self.lb = np.zeros(m + n)
-        self.ub = np.concatenate([np.full(m, C), np.ones(n)])
-        self.cl = self.cu = np.array([0.0, float(instance.B)])
-        self._jrows = np.concatenate([np.zeros(m, int), np.ones(n, int)])
-        self._jcols = np.arange(m + n)
-        self._jvals = np.concatenate([instance.y, np.ones(n)])
+        m, n = self.m, self.n
+        self.nx = m + n
+        self.lb, self.ub = _box(self.form, (ALPHA, BETA))
+        (self._jrows, self._jcols, self._jvals), self.cl, self.cu = _linear(self.form, ("balance", "budget"),
+                                                                         {ALPHA: 0, BETA: m}, first_row=0)
+        self.ncon = self.cl.size
 
     def split(self, x):
         return x[:self.m], x[self.m:]
@@ -140,19 +172,22 @@ class PrimalNLP(_KernelNLP):
 
     def __init__(self, instance):
         super().__init__(instance)
-        m, n, C = self.m, self.n, instance.C
-        self.nx, self.ncon = n + 2 * m + 1, m + 1
-        big = 2e19  # Ipopt's and Knitro's infinity
-        self.lb = np.concatenate([np.zeros(n), np.full(m, -C), [-big], np.zeros(m)])
-        self.ub = np.concatenate([np.ones(n), np.full(m, C), [big], np.full(m, big)])
-        self.cl = np.concatenate([[float(instance.B)], np.ones(m)])
-        self.cu = np.concatenate([[float(instance.B)], np.full(m, big)])
-        rows = [np.zeros(n, int), np.repeat(np.arange(1, m + 1), n + m + 2)]
+        m, n = self.m, self.n
+        self.nx = n + 2 * m + 1
+        offsets = {BETA: 0, C_VAR: n, B_VAR: n + m, XI: n + m + 1}
+        self.lb, self.ub = _box(self.form, (BETA, C_VAR, B_VAR, XI))
+        # rows: budget, the m margins (nonlinear in beta and c; row i: beta, c, b, xi_i), balance
+        (brows, bcols, self._budget), bcl, bcu = _linear(self.form, ("budget",), offsets, first_row=0)
+        (crows, ccols, self._balance), ccl, ccu = _linear(self.form, ("balance",), offsets, first_row=m + 1)
         per_row = np.concatenate([np.arange(n + m + 1), [0]])  # beta, c, b, then xi_i (set below)
         cols = np.tile(per_row, m)
         cols[n + m + 1::n + m + 2] = n + m + 1 + np.arange(m)
-        self._jrows = np.concatenate(rows)
-        self._jcols = np.concatenate([np.arange(n), cols])
+        self._jrows = np.concatenate([brows, np.repeat(np.arange(1, m + 1), n + m + 2), crows])
+        self._jcols = np.concatenate([bcols, cols, ccols])
+        self.cl = np.concatenate([bcl, np.ones(m), ccl])
+        self.cu = np.concatenate([bcu, np.full(m, _INF), ccu])
+        self._n_balance = ccl.size
+        self.ncon = self.cl.size
 
     def split(self, x):
         n, m = self.n, self.m
@@ -182,7 +217,7 @@ class PrimalNLP(_KernelNLP):
     def constraints(self, x) -> np.ndarray:
         beta, c, b, xi = self.split(x)
         K = self._at(beta)[1]
-        return np.concatenate([[beta.sum()], self.instance.y * (K @ c + b) + xi])
+        return np.concatenate([[beta.sum()], self.instance.y * (K @ c + b) + xi, [c.sum()] * self._n_balance])
 
     def jacobianstructure(self):
         return self._jrows, self._jcols
@@ -193,7 +228,7 @@ class PrimalNLP(_KernelNLP):
         _, K, D = self._at(beta)
         rows = np.concatenate([self._mixed(D, c), K, np.ones((self.m, 1)), np.ones((self.m, 1))], axis=1)
         rows[:, :-1] *= y[:, None]
-        return np.concatenate([np.ones(self.n), rows.ravel()])
+        return np.concatenate([self._budget, rows.ravel(), self._balance])
 
     def hessianstructure(self):
         return self.hessianstructure_of(self.nx)
@@ -203,7 +238,7 @@ class PrimalNLP(_KernelNLP):
         n, m = self.n, self.m
         beta, c, _, _ = self.split(x)
         base, K, D = self._at(beta)
-        u = np.asarray(lagrange[1:]) * self.instance.y
+        u = np.asarray(lagrange[1:self.m + 1]) * self.instance.y   # the margins' multipliers (the rest are linear)
         E = self.instance.kernel.second_derivative(base)
         H = np.zeros((self.nx, self.nx))
         H[:n, :n] = self._bb(E, 0.5 * obj_factor * np.multiply.outer(c, c) + np.multiply.outer(u, c))

@@ -74,8 +74,27 @@ def test_primal_start_has_value_minus_g_and_is_feasible():
     x0 = nlp.start(warm)
     assert nlp.objective(x0) == pytest.approx(-fit.value, rel=1e-6)
     g = nlp.constraints(x0)
-    assert g[0] == inst.B and np.all(g[1:] >= 1 - 1e-9)
+    assert g[0] == inst.B and np.all(g[1:inst.m + 1] >= 1 - 1e-9)
+    assert g.size == inst.m + 2 and abs(g[-1]) < 1e-9      # the formulation's cut sum c = 0 (c = y o alpha)
     assert np.all(x0 >= nlp.lb) and np.all(x0 <= nlp.ub)
+
+
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_the_nlp_has_the_formulations_bounds_and_linear_rows(sense):
+    """Both NLPs take their variables' bounds and linear rows from models.formulation (one formulation)."""
+    from minlp_fs.models.formulation import Formulation
+
+    inst = small("poly2", sense)
+    form, nlp = Formulation(inst, relax=True), make_nlp(inst)
+    order = ("alpha", "beta") if sense == "paper" else ("beta", "c", "b", "xi")
+    np.testing.assert_array_equal(nlp.lb, np.concatenate([form.blocks[b].lb for b in order]))
+    np.testing.assert_array_equal(nlp.ub, np.concatenate([form.blocks[b].ub for b in order]))
+    linear = {r.name: (r.lo, r.hi) for r in form.linear_rows if r.name != "objective_bound"}
+    assert set(linear) == {"budget", "balance"}
+    if sense == "fit":   # y_i c_i in [0, C]: the sign of c is the label's
+        c = form.blocks["c"]
+        assert np.all((inst.y > 0) == (c.ub > 0)) and np.all(np.isfinite(nlp.ub))
+    assert nlp.ncon == (2 if sense == "paper" else inst.m + 2)
 
 
 @pytest.fixture
