@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.datasets import make_synthetic
-from minlp_fs.instance import make_instance
 from minlp_fs.kernels import Kernel
 from minlp_fs.objective import dual_objective
+from builders import synthetic_instance
 
 
 @dataclass(frozen=True)
@@ -71,8 +70,7 @@ class Laplacian(Kernel):
 
 
 def _instance(sense="paper", m=12):
-    d = make_synthetic(m, 2, 3, seed=5)
-    return make_instance(d.X, d.y, B=2, kernel=Laplacian(), sense=sense)
+    return synthetic_instance(Laplacian(), sense, m=m, n_noise=3, data_seed=5)
 
 
 def _direct_gram(inst, subset):

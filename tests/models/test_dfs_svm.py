@@ -1,22 +1,22 @@
 """The Pyomo model of problem (3) evaluates to our own objective, in both senses and on a support."""
+from functools import partial
+
 import numpy as np
 import pytest
 
 pyo = pytest.importorskip("pyomo.environ", reason="Pyomo is a core dependency; absent here")
 
 from minlp_fs.alpha import AlphaSubproblem  # noqa: E402
-from minlp_fs.datasets import make_synthetic  # noqa: E402
 from minlp_fs.errors import InputError  # noqa: E402
 from minlp_fs.instance import make_instance  # noqa: E402
 from minlp_fs.models import build_model, load_start, model_size, read_solution  # noqa: E402
 from minlp_fs.objective import dual_objective  # noqa: E402
+from builders import synthetic_instance  # noqa: E402
 
 KERNELS = ["poly2", "poly3", "rbf"]
 
 
-def _instance(kernel="poly2", sense="paper", m=14, n_inf=2, n_noise=3, B=2, seed=0):
-    d = make_synthetic(m, n_inf, n_noise, seed=seed)
-    return make_instance(d.X, d.y, B=B, kernel=kernel, sense=sense)
+_instance = partial(synthetic_instance, m=14, n_noise=3)
 
 
 def _feasible_alpha(inst, rng, support=None):

@@ -15,13 +15,12 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.datasets import make_synthetic
 from minlp_fs.errors import InputError
-from minlp_fs.instance import make_instance
 from minlp_fs.models import build_model, solution_from_values
 from minlp_fs.models.export import export, gms_symbol_table, read_sol, write_gms, write_nl
 from minlp_fs.objective import feasibility_violation
 from minlp_fs.solvers.enumeration import Enumeration
+from builders import synthetic_instance
 
 HAS_GAMS = importlib.util.find_spec("gamspy_base") is not None
 HAS_SCIP = importlib.util.find_spec("pyscipopt") is not None
@@ -29,8 +28,7 @@ START = [0, 2]
 
 
 def _instance(kernel="rbf", sense="paper", m=8):
-    d = make_synthetic(m, 2, 2, seed=3)
-    return make_instance(d.X, d.y, B=2, kernel=kernel, sense=sense)
+    return synthetic_instance(kernel, sense, m=m, data_seed=3)
 
 
 def _levels(text):

@@ -1,5 +1,6 @@
 """The formulation's bounds and cuts are valid: every subset's exact point and the certified optimum
 (enumeration) satisfy them, in both senses; every written model (Pyomo, .gms, .nl, SCIP) carries them."""
+from functools import partial
 import importlib.util
 import itertools
 import re
@@ -17,14 +18,13 @@ from minlp_fs.models.export import gms_symbol_table, write_gms, write_nl  # noqa
 from minlp_fs.models.formulation import Formulation  # noqa: E402
 from minlp_fs.objective import svm_primal  # noqa: E402
 from minlp_fs.solvers.enumeration import Enumeration  # noqa: E402
+from builders import synthetic_instance  # noqa: E402
 
 HAS_SCIP = importlib.util.find_spec("pyscipopt") is not None
 CASES = [(k, s) for k in ("poly2", "poly3", "rbf") for s in ("paper", "fit")]
 
 
-def _instance(kernel, sense, m=10):
-    d = make_synthetic(m, 2, 3, seed=0)
-    return make_instance(d.X, d.y, B=2, kernel=kernel, sense=sense, C=5.0)
+_instance = partial(synthetic_instance, m=10, n_noise=3, C=5.0)
 
 
 def _point(inst, subset, alpha):
@@ -145,10 +145,6 @@ def test_the_nl_file_and_the_scip_model_carry_the_bounds(tmp_path, sense):
 def test_the_fit_sense_cut_sum_c_is_only_written_when_c_lives_on_every_row():
     """sum c = 0 follows from y'alpha = 0 only with c = alpha o y on all rows; on a restricted support it
     could cut off the restricted problem's optimum (the sign box on c stays)."""
-    from minlp_fs.datasets import make_synthetic
-    from minlp_fs.instance import make_instance
-    from minlp_fs.models.formulation import Formulation
-
     d = make_synthetic(m=16, seed=2)
     inst = make_instance(d.X, d.y, B=2, sense="fit")
     names = lambda form: [row.name for row in form.linear_rows]  # noqa: E731

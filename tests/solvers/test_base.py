@@ -1,23 +1,21 @@
 """The solver base class: fixed solve() sequence, warm start, polish, status mapping, list_solvers."""
+from dataclasses import dataclass
+from functools import partial
 import sys
 import time
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.datasets import make_synthetic
 from minlp_fs.errors import InputError, SolverUnavailableError
-from minlp_fs.instance import make_instance
 from minlp_fs.methods import REGISTRY
 from minlp_fs.objective import feasibility_violation, svm_primal
 from minlp_fs.solvers.base import Availability, RawSolution, SolverMethod, indicator, list_solvers, top_b
+from builders import synthetic_instance
 
 
-def tiny(kernel="poly2", sense="paper", C=1.0):
-    d = make_synthetic(12, 2, 2, seed=0)
-    return make_instance(d.X, d.y, B=2, kernel=kernel, C=C, sense=sense, name="tiny")
+tiny = partial(synthetic_instance, C=1.0, name="tiny")
 
 
 @dataclass

@@ -2,16 +2,14 @@
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.datasets import make_synthetic
 from minlp_fs.errors import InputError
-from minlp_fs.instance import make_instance
 from minlp_fs.methods import get_method
 from minlp_fs.solvers.hybrid import Hybrid
+from builders import synthetic_instance
 
 
-def small(kernel="rbf", sense="paper", C=1.0, m=12, n_noise=2, B=2):
-    d = make_synthetic(m, 2, n_noise, seed=0)
-    return make_instance(d.X, d.y, B=B, kernel=kernel, C=C, sense=sense, name="small")
+def small(kernel="rbf", sense="paper", C=1.0, **sizes):
+    return synthetic_instance(kernel, sense, C=C, **sizes)
 
 
 def _check(inst, res):

@@ -5,20 +5,18 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.datasets import make_synthetic
 from minlp_fs.errors import InputError
-from minlp_fs.instance import make_instance
 from minlp_fs.methods import get_method
 from minlp_fs.objective import feasibility_violation
 from minlp_fs.solvers.base import indicator
 from minlp_fs.solvers.nlp import DualNLP, PrimalNLP, make_nlp
+from builders import synthetic_instance
 
 CASES = [(k, s) for k in ("poly3", "rbf") for s in ("paper", "fit")]
 
 
-def small(kernel="poly3", sense="paper", m=12, n_noise=2, B=2, seed=1):
-    d = make_synthetic(m, 2, n_noise, seed=seed)
-    return make_instance(d.X, d.y, B=B, kernel=kernel, sense=sense, name="small")
+def small(kernel="poly3", sense="paper", **sizes):
+    return synthetic_instance(kernel, sense, data_seed=1, **sizes)
 
 
 def _interior_point(nlp, rng):

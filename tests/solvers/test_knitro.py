@@ -6,19 +6,17 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.datasets import make_synthetic
-from minlp_fs.instance import make_instance
 from minlp_fs.methods import get_method
 from minlp_fs.solvers.base import indicator
 from minlp_fs.solvers.knitro import eval_fc, eval_ga, eval_h, hessian_structure, license_check
 from minlp_fs.solvers.nlp import make_nlp
+from builders import synthetic_instance
 
 REASON = re.compile(r"^(no Knitro license \(KN_new returned -?\d+\)|knitro not installed)")
 
 
 def small(kernel="rbf", sense="paper"):
-    d = make_synthetic(10, 2, 2, seed=2)
-    return make_instance(d.X, d.y, B=2, kernel=kernel, sense=sense, name="small")
+    return synthetic_instance(kernel, sense, m=10, data_seed=2)
 
 
 def _buffers(nlp):

@@ -1,22 +1,20 @@
 """SCIP adapter: certified optimum = enumeration on tiny instances, warm start, heuristic plugin, limits."""
+from functools import partial
 import sys
 
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.datasets import make_synthetic
 from minlp_fs.errors import InputError
-from minlp_fs.instance import make_instance
 from minlp_fs.methods import get_method
 from minlp_fs.objective import feasibility_violation
+from builders import synthetic_instance
 
 pytest.importorskip("pyscipopt", reason="pyscipopt not installed (pip install minlp-fs[scip])")
 
 
-def tiny(kernel, sense="paper", C=1.0):
-    """m = 12, n = 4, B = 2: SCIP proves the paper-sense optimum of both kernels in well under a second."""
-    d = make_synthetic(12, 2, 2, seed=0)
-    return make_instance(d.X, d.y, B=2, kernel=kernel, C=C, sense=sense, name="tiny")
+#: m = 12, n = 4, B = 2: SCIP proves the paper-sense optimum of both kernels in well under a second
+tiny = partial(synthetic_instance, C=1.0, name="tiny")
 
 
 def optimum(inst):

@@ -1,6 +1,7 @@
 """solver_options (``--solver-option KEY=VALUE``): declared and checked like every option, passed to
 each solver (SCIP, the GAMS solvers' option file, Ipopt, Knitro), refused with the solver's name for
 it when unknown; and every adapter's time limit on the wall clock, with a kill of GAMS after the grace."""
+from functools import partial
 import importlib.util
 import json
 import subprocess
@@ -10,18 +11,15 @@ import pytest
 
 from minlp_fs import options
 from minlp_fs.cli import main
-from minlp_fs.datasets import make_synthetic
 from minlp_fs.errors import InputError
-from minlp_fs.instance import make_instance
 from minlp_fs.methods import get_method
 from minlp_fs.options import Opt, parse_assignments, parse_scalar
+from builders import synthetic_instance
 
 HAS = {name: importlib.util.find_spec(name) is not None for name in ("pyscipopt", "cyipopt", "gamspy_base")}
 
 
-def tiny(kernel="poly2", m=12, sense="paper"):
-    d = make_synthetic(m, 2, 2, seed=0)
-    return make_instance(d.X, d.y, B=2, kernel=kernel, C=1.0, sense=sense, name="tiny")
+tiny = partial(synthetic_instance, C=1.0, name="tiny")
 
 
 def requires(method):
