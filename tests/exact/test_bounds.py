@@ -11,7 +11,7 @@ from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.alpha.smo import smo_solve
 from minlp_fs.exact import tree
 from minlp_fs.exact.bounds import (FixedAlphaQuadratic, fit_child_bounds, fit_order, marginal_bound, marginal_gains,
-                                   monotone, probe_bound, relaxed_gram)
+                                   monotone, primal_lower_bound, probe_bound, relaxed_gram)
 from minlp_fs.heuristics.screening import FixedAlpha
 
 from bnb_helpers import KERNELS, random_instance, value_table
@@ -177,6 +177,24 @@ def test_degree2_pair_bound_is_tighter_than_the_marginal_bound():
     marginal = [-marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]) for t in range(6)]
     pair = fit_child_bounds(inst, alpha, fixed, free, need, order)
     assert all(p >= m - tol(m) for p, m in zip(pair, marginal)) and any(p > m + 1e-6 for p, m in zip(pair, marginal))
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@given(seed=seeds, tol_exp=st.integers(1, 5))
+@settings(max_examples=8, deadline=None)
+def test_primal_lower_bound_is_below_g_at_any_alpha(kernel, seed, tol_exp, random_feasible_alpha):
+    """Weak duality: -P(alpha) <= g for a random feasible alpha and for SMO at a loose tolerance (the
+    paper-sense probes of inner nodes); at the optimum it meets g."""
+    inst = random_instance(seed, 30, 4, 2, kernel, "paper")
+    S = (0, 2)
+    K = inst.gram(S)
+    g = AlphaSubproblem(inst, tol=1e-9).solve(S).value
+    rough = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    loose = smo_solve(K, inst.y, inst.C, tol=10.0 ** -tol_exp).alpha
+    for alpha in (rough, loose):
+        assert primal_lower_bound(K, inst.y, inst.C, alpha) <= g + tol(g)
+    assert primal_lower_bound(K, inst.y, inst.C, AlphaSubproblem(inst, tol=1e-9).solve(S).alpha) == \
+        pytest.approx(g, rel=1e-5, abs=1e-5)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
