@@ -58,9 +58,12 @@ PAPER_BMAX_LIMIT = 20.0
 REPO = Path(__file__).resolve().parent.parent
 
 
-def timed(inst, method, **options):
-    t = time.perf_counter()
+def timed(inst, method, cpu=None, **options):
+    """(result, wall seconds); ``cpu``: a list that receives the process's CPU seconds (all threads)."""
+    t, c = time.perf_counter(), time.process_time()
     res = solve(inst, method, **options)
+    if cpu is not None:
+        cpu.append(time.process_time() - c)
     return res, time.perf_counter() - t
 
 
@@ -72,33 +75,37 @@ def warm_up(data_dir):
 
 
 def summary(rows, least=1000):
-    """One line: QP and time ratios over the rows with C(n,B) >= ``least`` (the table's columns 10 and 13)."""
+    """One line: QP, time and CPU ratios over the rows with C(n,B) >= ``least`` (columns 10, 13 and 17)."""
     cells = [r.split(" | ") for r in rows[2:]]
     big = [c for c in cells if int(c[5].replace(",", "")) >= least]
     if not big:
         return ""
     qp = sorted(float(c[12].rstrip("x")) for c in big)
     tm = sorted(float(c[9].rstrip("x")) for c in big)
+    cp = sorted(float(c[16].rstrip("x |")) for c in big)
     return (f"Rows with C(n,B) >= {least:,} ({len(big)}): QP ratio {qp[0]:.1f}x to {qp[-1]:.1f}x (median "
-            f"{qp[len(qp) // 2]:.1f}x), time ratio {tm[0]:.1f}x to {tm[-1]:.1f}x (median {tm[len(tm) // 2]:.1f}x).")
+            f"{qp[len(qp) // 2]:.1f}x), time ratio {tm[0]:.1f}x to {tm[-1]:.1f}x (median {tm[len(tm) // 2]:.1f}x), "
+            f"CPU ratio {cp[0]:.1f}x to {cp[-1]:.1f}x (median {cp[len(cp) // 2]:.1f}x).")
 
 
 def side_by_side(data_dir, cases, kernels):
     rows = ["| dataset | n | kernel | sense | B | C(n,B) | same optimum | enum time (s) | bnb time (s) | "
-            "time ratio | enum QPs | bnb QPs (heuristic + tree) | QP ratio | bnb nodes |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "time ratio | enum QPs | bnb QPs (heuristic + tree) | QP ratio | bnb nodes | enum CPU (s) | bnb CPU (s) | "
+            "CPU ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for ds, B in cases:
         for kernel in kernels:
             for sense in ("paper", "fit"):
                 inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
-                enum, t_e = timed(inst, "enumerate")
-                bnb, t_b = timed(inst, "bnb")
+                cpu = []
+                enum, t_e = timed(inst, "enumerate", cpu)
+                bnb, t_b = timed(inst, "bnb", cpu)
                 same = abs(enum.objective - bnb.objective) <= 1e-6 * max(1.0, abs(enum.objective))
                 q_b = bnb.n_svm_solves
                 rows.append(f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | "
                             f"{'yes' if same and bnb.certified else 'NO'} | {t_e:.2f} | {t_b:.2f} | {t_e / t_b:.1f}x | "
                             f"{enum.n_svm_solves:,} | {q_b:,} ({bnb.info['heuristic_svm_solves']:,} + "
-                            f"{bnb.info['qps']:,}) | {enum.n_svm_solves / q_b:.1f}x | {bnb.info['nodes']:,} |")
+                            f"{bnb.info['qps']:,}) | {enum.n_svm_solves / q_b:.1f}x | {bnb.info['nodes']:,} | "
+                            f"{cpu[0]:.2f} | {cpu[1]:.2f} | {cpu[0] / cpu[1]:.1f}x |")
                 print(rows[-1], flush=True)
     return rows
 
