@@ -14,10 +14,9 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      stopped early once proven worse than the incumbent (its score is then bounded by the
      incumbent's); lazily: a probe whose parent probe g(I_parent + j) already reaches the incumbent
      is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
-     tolerance (PROBE_TOL) and bound by weak duality; probes of size B are exact and offered as incumbents.
-     Children are ordered by probe value,
-     smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
-     order[t:]) (:func:`.bounds.probe_bound`).
+     tolerance (PROBE_TOL) and bound by weak duality; probes of size B are exact and offered as
+     incumbents. Children are ordered by probe value, smallest first, and child t gets the probe
+     bound max(g(I + j_t), the need-th smallest probe over order[t:]) (:func:`.bounds.probe_bound`).
    * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
      warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
      (the node is then pruned). Then one more QP, the alpha of the relaxed beta (1 on I, about
@@ -90,7 +89,7 @@ class BranchAndBound(Method):
     ``marginal``: use the fixed-alpha bounds (pair or marginal) at the relaxed alpha (fit sense, polynomial kernels);
     ``certificate``: path of a JSON proof to write. ``n_jobs``: threads solving the probe QPs of a
     paper-sense expansion (-1: one per core; numba's SMO releases the GIL); the tree, hence the
-    answer, is the same for any n_jobs. The fit sense solves one QP per node, on one thread.
+    answer, is the same for any n_jobs. The fit sense solves two QPs per node, on one thread.
     An ``oracle`` passed to :meth:`solve` lends its KKT tolerance (the search solves its own QPs).
     """
 
@@ -222,7 +221,8 @@ class _Search:
         Lazy probes: ``node.lower[j]`` is the parent's probe score of I_parent + j, a subset of I + j,
         so (monotone g) a lower bound of this probe's score; a probe whose lower bound already reaches
         the incumbent is not solved (its score bound is the lower bound: :func:`.bounds.probe_bound`
-        needs lower bounds only). The tree is the one of solving every probe with early stopping.
+        needs lower bounds only). Such a probe would have stopped early against the incumbent: every
+        child it could bound is pruned either way, so skipping it changes no decision.
         """
         incumbent = self.inc.value  # every probe of the expansion prunes against it: same tree for any n_jobs
         at_incumbent = self._score_inc()
