@@ -15,7 +15,8 @@
 
 Wall times on a shared 2-core machine: compare the ratios of a row, measured back to back. Usage:
 
-    python benchmarks/bench_bnb.py [--quick] [--skip-certificates] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
+    python benchmarks/bench_bnb.py [--quick] [--skip-certificates] [--data-dir ../shared/datasets]
+                                   [--output benchmarks/RESULTS.md]
 
 ``--skip-certificates`` keeps part (d) as the report has it (from an earlier run) and reruns the rest.
 """
