@@ -8,12 +8,17 @@
 (b) bnb alone where enumeration is out of reach here (the paper's B_max), with a time limit: status,
     bound and gap, QPs against C(n, B).
 (c) bnb's incumbent: none, the alpha-start (the default) or LS*, on the largest instances of (a).
+(e) bnb at the paper's B_max (Parkinsons 11, German 9, BCD 12, Ionosphere 10, Sonar 6), every polynomial
+    kernel, both senses, with a time limit: status, gap, time, QPs (the certified grid's target).
 (d) One certificate per dataset: ``minlp-fs certify --method bnb --certificate FILE``, then
     ``minlp-fs verify FILE`` (a separate process replaying every bound with libsvm); file size, times.
 
 Wall times on a shared 2-core machine: compare the ratios of a row, measured back to back. Usage:
 
-    python benchmarks/bench_bnb.py [--quick] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
+    python benchmarks/bench_bnb.py [--quick] [--skip-certificates] [--data-dir ../shared/datasets]
+                                   [--output benchmarks/RESULTS.md]
+
+``--skip-certificates`` keeps part (d) as the report has it (from an earlier run) and reruns the rest.
 """
 from __future__ import annotations
 
@@ -48,12 +53,18 @@ CERTIFICATES = [("wholesale", "poly2", "fit", 3), ("diabetes", "poly3", "fit", 4
                 ("cleveland", "poly3", "paper", 6), ("parkinsons", "poly3", "paper", 6),
                 ("german", "poly2", "fit", 3), ("bcd", "poly2", "fit", 4), ("ionosphere", "poly2", "fit", 4),
                 ("sonar", "poly2", "fit", 3)]
+#: the paper's B_max per dataset (Table cert-coverage) for part (e), each run with PAPER_BMAX_LIMIT seconds
+PAPER_BMAX = [("parkinsons", 11), ("german", 9), ("bcd", 12), ("ionosphere", 10), ("sonar", 6)]
+PAPER_BMAX_LIMIT = 20.0
 REPO = Path(__file__).resolve().parent.parent
 
 
-def timed(inst, method, **options):
-    t = time.perf_counter()
+def timed(inst, method, cpu=None, **options):
+    """(result, wall seconds); ``cpu``: a list that receives the process's CPU seconds (all threads)."""
+    t, c = time.perf_counter(), time.process_time()
     res = solve(inst, method, **options)
+    if cpu is not None:
+        cpu.append(time.process_time() - c)
     return res, time.perf_counter() - t
 
 
@@ -65,33 +76,37 @@ def warm_up(data_dir):
 
 
 def summary(rows, least=1000):
-    """One line: QP and time ratios over the rows with C(n,B) >= ``least`` (the table's columns 10 and 13)."""
+    """One line: QP, time and CPU ratios over the rows with C(n,B) >= ``least`` (columns 10, 13 and 17)."""
     cells = [r.split(" | ") for r in rows[2:]]
     big = [c for c in cells if int(c[5].replace(",", "")) >= least]
     if not big:
         return ""
     qp = sorted(float(c[12].rstrip("x")) for c in big)
     tm = sorted(float(c[9].rstrip("x")) for c in big)
+    cp = sorted(float(c[16].rstrip("x |")) for c in big)
     return (f"Rows with C(n,B) >= {least:,} ({len(big)}): QP ratio {qp[0]:.1f}x to {qp[-1]:.1f}x (median "
-            f"{qp[len(qp) // 2]:.1f}x), time ratio {tm[0]:.1f}x to {tm[-1]:.1f}x (median {tm[len(tm) // 2]:.1f}x).")
+            f"{qp[len(qp) // 2]:.1f}x), time ratio {tm[0]:.1f}x to {tm[-1]:.1f}x (median {tm[len(tm) // 2]:.1f}x), "
+            f"CPU ratio {cp[0]:.1f}x to {cp[-1]:.1f}x (median {cp[len(cp) // 2]:.1f}x).")
 
 
 def side_by_side(data_dir, cases, kernels):
     rows = ["| dataset | n | kernel | sense | B | C(n,B) | same optimum | enum time (s) | bnb time (s) | "
-            "time ratio | enum QPs | bnb QPs (heuristic + tree) | QP ratio | bnb nodes |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "time ratio | enum QPs | bnb QPs (heuristic + tree) | QP ratio | bnb nodes | enum CPU (s) | bnb CPU (s) | "
+            "CPU ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for ds, B in cases:
         for kernel in kernels:
             for sense in ("paper", "fit"):
                 inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
-                enum, t_e = timed(inst, "enumerate")
-                bnb, t_b = timed(inst, "bnb")
+                cpu = []
+                enum, t_e = timed(inst, "enumerate", cpu)
+                bnb, t_b = timed(inst, "bnb", cpu)
                 same = abs(enum.objective - bnb.objective) <= 1e-6 * max(1.0, abs(enum.objective))
                 q_b = bnb.n_svm_solves
                 rows.append(f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | "
                             f"{'yes' if same and bnb.certified else 'NO'} | {t_e:.2f} | {t_b:.2f} | {t_e / t_b:.1f}x | "
                             f"{enum.n_svm_solves:,} | {q_b:,} ({bnb.info['heuristic_svm_solves']:,} + "
-                            f"{bnb.info['qps']:,}) | {enum.n_svm_solves / q_b:.1f}x | {bnb.info['nodes']:,} |")
+                            f"{bnb.info['qps']:,}) | {enum.n_svm_solves / q_b:.1f}x | {bnb.info['nodes']:,} | "
+                            f"{cpu[0]:.2f} | {cpu[1]:.2f} | {cpu[0] / cpu[1]:.1f}x |")
                 print(rows[-1], flush=True)
     return rows
 
@@ -109,6 +124,31 @@ def beyond(data_dir, cases, limit):
                     f"{res.n_svm_solves / total:.1e} |")
         print(rows[-1], flush=True)
     return rows
+
+
+def at_paper_bmax(data_dir, cases, limit):
+    rows = ["| dataset | n | kernel | sense | B | C(n,B) | status | gap % | time (s) | QPs | nodes |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for ds, B in cases:
+        for kernel in ("poly2", "poly3", "poly5"):
+            for sense in ("paper", "fit"):
+                inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
+                res, t = timed(inst, "bnb", time_limit=limit)
+                rows.append(f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | {res.status} | "
+                            f"{res.info['gap_percent']:.2g} | {t:.1f} | {res.n_svm_solves:,} | {res.info['nodes']:,} |")
+                print(rows[-1], flush=True)
+    return rows
+
+
+def previous_part(path, heading: str) -> list:
+    """The lines of the report's bench_bnb part starting with ``heading`` (up to the next part), or []."""
+    text = Path(path).read_text() if Path(path).exists() else ""
+    if "<!-- bench_bnb:start -->" not in text or heading not in text:
+        return []
+    section = text[text.index("<!-- bench_bnb:start -->"):text.index("<!-- bench_bnb:end -->")]
+    part = section[section.index(heading):] if heading in section else ""
+    nxt = part.find("\n### ", 1)
+    return (part if nxt < 0 else part[:nxt]).rstrip().splitlines()
 
 
 def incumbents(data_dir, cases):
@@ -156,6 +196,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_io_args(p)
     p.add_argument("--quick", action="store_true", help="two small datasets, poly2, no part (b)")
+    p.add_argument("--skip-certificates", action="store_true", help="keep part (d) from the report, rerun the rest")
     p.add_argument("--cert-dir", default=None, help="folder for the certificates (default: a temporary one)")
     args = p.parse_args()
     started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
@@ -174,12 +215,18 @@ def main():
                 *beyond(args.data_dir, BEYOND, BEYOND_LIMIT)]
         out += ["", "### (c) bnb's incumbent heuristic (`incumbent=`): none, alpha-start (default), LS*", "",
                 *incumbents(args.data_dir, INCUMBENT_CASES)]
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = args.cert_dir or tmp
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        out += ["", "### (d) One certificate per dataset: `minlp-fs certify --method bnb --certificate FILE`, "
-                "then `minlp-fs verify FILE` (separate processes; verify replays every bound with libsvm)", "",
-                *certificates(args.data_dir, CERTIFICATES[:2] if quick else CERTIFICATES, folder)]
+        out += ["", f"### (e) bnb at the paper's B_max, every polynomial kernel, both senses (time limit "
+                f"{PAPER_BMAX_LIMIT:.0f} s per run)", "", *at_paper_bmax(args.data_dir, PAPER_BMAX, PAPER_BMAX_LIMIT)]
+    kept = previous_part(args.output, "### (d)") if args.skip_certificates else []
+    if kept:
+        out += ["", *kept, "", "(Part (d) is kept from an earlier run: this run had `--skip-certificates`.)"]
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = args.cert_dir or tmp
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            out += ["", "### (d) One certificate per dataset: `minlp-fs certify --method bnb --certificate FILE`, "
+                    "then `minlp-fs verify FILE` (separate processes; verify replays every bound with libsvm)", "",
+                    *certificates(args.data_dir, CERTIFICATES[:2] if quick else CERTIFICATES, folder)]
     elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
     head = ["## Branch-and-bound certification (bench_bnb.py)", "",
             f"Command: `{cmd}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, total {elapsed:.0f} s.",

@@ -6,15 +6,16 @@ A certificate is JSON data: the instance (scaled X, labels, kernel, C, B, sense)
 * ``probes`` (paper sense): (I, F, need), the order of F its children were split by, and the probes
   the search used as [j, g(I + j), score bound] (the value None for a probe stopped early once
   proven worse than the incumbent; its score bound is then the incumbent's score);
-* ``fit`` (fit sense): (I, F, need), g(I u F) (None if its solve stopped early), the alpha it ended
-  at (sparse), and the order of the children with ``marginal`` whether their marginal bounds were
-  used (order None: the node was closed by g(I u F) alone);
+* ``fit`` (fit sense): (I, F, need), g(I u F) (None if its solve stopped early), the alpha its
+  children's fixed-alpha bounds were computed at (sparse), and the order of the children with
+  ``marginal`` whether those bounds (:func:`.bounds.fit_child_bounds`) were used (order None: the
+  node was closed by g(I u F) alone);
 * ``split`` (Gaussian kernel): (I, F, need) and the order of a split made without bounds;
 * ``leaf``: a solved one-subset node and its value (None if stopped early).
 
 :func:`verify` trusts none of the numbers. It rebuilds the instance, recomputes the claimed optimum and
 every probe, universe and leaf by an exact SVM solve with the libsvm backend, recomputes every
-marginal bound from its alpha by the package's objective (after checking that alpha is feasible),
+fixed-alpha bound from its alpha by the package's objective (after checking that alpha is feasible),
 and walks the tree from the root: each child must be closed by a recomputed bound (:mod:`.bounds`)
 that is at least the claimed optimum's score minus
 ``rtol * max(1, |optimum|)``, or be a node the certificate expands, splits or closes. The proof holds
@@ -33,7 +34,7 @@ from ..instance import make_instance
 from ..kernels import make_kernel
 from ..objective import feasibility_violation
 from . import tree
-from .bounds import marginal_bound, marginal_gains, monotone, probe_bound
+from .bounds import fit_child_bounds, monotone, probe_bound
 
 FORMAT = "minlp-fs/bnb-certificate"
 VERSION = 1
@@ -213,16 +214,13 @@ def _verify(doc: dict, rtol: float) -> Verdict:
             if fit["order"] is None:
                 return fail(f"{node}: its universe's value {g} does not reach the claimed optimum")
             order = [int(j) for j in fit["order"]]
-            gains = None
+            children = [bound] * (len(order) - need + 1)
             if fit["marginal"]:
                 alpha = _dense(fit["alpha"])
                 if alpha.shape != (inst.m,) or feasibility_violation(alpha, inst.y, inst.C) > 1e-9 * inst.C * inst.m:
                     return fail(f"{node}: its alpha is not a feasible point of the SVM dual")
-                f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
-            for t, f_t, F_t in tree.split(fixed, free, need, order):
-                child = bound
-                if gains is not None:
-                    child = max(bound, -marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]))
+                children = [max(bound, b) for b in fit_child_bounds(inst, alpha, fixed, free, need, order)]
+            for (t, f_t, F_t), child in zip(tree.split(fixed, free, need, order), children):
                 stack.append((f_t, F_t, need - 1, child))
         elif split is not None:
             for _, f_t, F_t in tree.split(fixed, free, need, [int(j) for j in split["order"]]):

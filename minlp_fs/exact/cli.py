@@ -11,8 +11,8 @@ from .graph import write_graphml
 
 CERTIFY_METHODS = ("auto", "enumerate", "bnb")
 
-#: ``auto`` enumerates up to this many subsets: measured, bnb is slower below it (0.1-1.6x of
-#: enumeration's time at C(n, B) <= 126) and faster above (1.7-71x from C(n, B) = 1,716 up;
+#: ``auto`` enumerates up to this many subsets: measured, bnb is at best even below it (CPU ratio
+#: enumeration / bnb 0.3-1.4x at C(n, B) <= 126) and faster above (1.8-130x from C(n, B) = 1,716 up;
 #: benchmarks/RESULTS.md, bench_bnb (a))
 AUTO_ENUMERATE_UP_TO = 1000
 

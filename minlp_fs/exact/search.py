@@ -12,15 +12,20 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
 
    * paper sense (min g): the probe QP g(I + j) of every free j, warm-started from the alpha of I and
      stopped early once proven worse than the incumbent (its score is then bounded by the
-     incumbent's); probes of size B are offered as incumbents. Children are ordered by probe value,
-     smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
-     order[t:]) (:func:`.bounds.probe_bound`).
+     incumbent's); lazily: a probe whose parent probe g(I_parent + j) already reaches the incumbent
+     is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
+     tolerance (PROBE_TOL) and bound by weak duality; probes of size B are exact and offered as
+     incumbents. Children are ordered by probe value, smallest first, and child t gets the probe
+     bound max(g(I + j_t), the need-th smallest probe over order[t:]) (:func:`.bounds.probe_bound`).
    * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
      warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
-     (the node is then pruned). At its alpha, |F| fixed-alpha evaluations give f(alpha, I + j) and the
-     marginal gains at U; children are ordered by gain, largest first, and child t gets the marginal
-     bound f(alpha, I + j_t) + the need - 1 largest gains over order[t+1:] (and g(U)), which prunes
-     most children without any QP (:func:`.bounds.marginal_bound`).
+     (the node is then pruned). Then one more QP, the alpha of the relaxed beta (1 on I, about
+     1.5 need / |F| on F: :func:`.bounds.relaxed_gram`), a feasible alpha fitted to the node's
+     B-subsets rather than to U; at it, children are ordered by estimated gain, largest first
+     (:func:`.bounds.fit_order`), and child t gets a fixed-alpha bound of its subsets
+     (:func:`.bounds.fit_child_bounds`: the pair bound for degree 2, the marginal bound otherwise),
+     which prunes most children without any QP. (At the alpha of U the bounds were 3-30x looser on
+     Ionosphere/Sonar/German poly2: benchmarks/RESULTS.md, bench_bnb.)
 
    Children at or beyond the incumbent are pruned; the rest are pushed so the first is searched first.
 
@@ -52,11 +57,16 @@ from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from ..workers import cpu_count
 from . import tree
-from .bounds import marginal_bound, marginal_gains, monotone, probe_bound
+from .bounds import fit_child_bounds, fit_order, monotone, primal_lower_bound, probe_bound, relaxed_gram
 from .certificate import Recorder
 
 #: seconds between two refreshes of the global bound (trace, progress bar)
 REFRESH_S = 0.5
+#: KKT tolerance of the paper-sense probes of inner nodes (their lower bound is used, not their value):
+#: 10-40x fewer SMO iterations than at 1e-5 on Cleveland poly3, lower bounds within 3e-4 relative.
+#: Measured on Parkinsons poly3/poly2 paper B=6 (CPU s): 0.80/0.83 at 1e-4, 0.59/0.64 at 3e-4,
+#: 0.48/0.64 at 1e-3, 0.56/0.81 at 3e-3 (looser bounds, more nodes); 1.7/1.6 with exact probes
+PROBE_TOL = 1e-3
 
 
 @dataclass
@@ -66,6 +76,7 @@ class _Node:
     need: int
     bound: float                 # every subset of the node has score >= bound
     alpha: np.ndarray | None     # a feasible alpha (warm start): of I (paper), of the parent's universe (fit)
+    lower: dict | None = None    # paper sense: {j: a lower bound of the score of the probe I + j} (lazy probes)
 
 
 @dataclass
@@ -75,10 +86,10 @@ class BranchAndBound(Method):
     ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved).
     The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
     finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
-    ``marginal``: use the fixed-alpha marginal bound (fit sense, polynomial kernels);
+    ``marginal``: use the fixed-alpha bounds (pair or marginal) at the relaxed alpha (fit sense, polynomial kernels);
     ``certificate``: path of a JSON proof to write. ``n_jobs``: threads solving the probe QPs of a
     paper-sense expansion (-1: one per core; numba's SMO releases the GIL); the tree, hence the
-    answer, is the same for any n_jobs. The fit sense solves one QP per node, on one thread.
+    answer, is the same for any n_jobs. The fit sense solves two QPs per node, on one thread.
     An ``oracle`` passed to :meth:`solve` lends its KKT tolerance (the search solves its own QPs).
     """
 
@@ -86,7 +97,7 @@ class BranchAndBound(Method):
     n_jobs: int = n_jobs_option()
     progress: bool = option(False, bool, doc="show a progress bar (nodes, open nodes, QPs, gap)")
     incumbent: str = option("alpha-start", str, doc="heuristic run first for the incumbent ('none': only the start)")
-    marginal: bool = option(True, bool, doc="fixed-alpha marginal bound (fit sense, polynomial kernels)")
+    marginal: bool = option(True, bool, doc="fixed-alpha bounds at the relaxed alpha (fit sense, polynomial kernels)")
     certificate: str | None = option(None, str, none=True, doc="JSON file to write the proof to (minlp-fs verify)")
 
     name = "bnb"
@@ -113,13 +124,15 @@ class _Search:
         self.paper = inst.sense == "paper"
         self.probes = monotone(inst.kernel)
         self.qp = AlphaSubproblem(inst, tol=run.oracle.tol if run.has_oracle else DEFAULT_TOL, cache=False)
+        self.loose_qp = AlphaSubproblem(inst, tol=max(PROBE_TOL, self.qp.tol), cache=False)
         self.inc = run.incumbent
         self.deadline = run.deadline
         self.stack: list[_Node] = []
         self.current: _Node | None = None
         self.last_alpha = None
         self.counts = {"nodes": 0, "expanded": 0, "leaves": 0, "pruned_bound": 0, "pruned_children": 0,
-                       "pruned_universe": 0, "pruned_marginal": 0, "qps": 0, "qps_stopped_early": 0, "max_open": 0}
+                       "pruned_universe": 0, "pruned_marginal": 0, "probes_skipped": 0, "qps": 0,
+                       "qps_stopped_early": 0, "max_open": 0}
         self.recorder = Recorder(inst) if method.certificate else None
         self.best_bound_seen = -np.inf
         self.heuristic_solves = 0
@@ -154,10 +167,14 @@ class _Search:
                 raise KeyboardInterrupt
 
     # ---- QPs --------------------------------------------------------------------------------
-    def _qp(self, K, warm, incumbent):
+    def _qp(self, K, warm, incumbent, loose: bool = False):
         """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
-        (a value, or None); thread-safe (the oracle counts under its lock)."""
-        alpha, exact = self.qp.solve_gram(K, warm, incumbent)
+        (a value, or None); thread-safe (the oracle counts under its lock). ``loose``: solved to
+        PROBE_TOL only, its score the weak-duality lower bound (:func:`.bounds.primal_lower_bound`),
+        its value None (paper sense: a score bound is all a probe of an inner node is used for)."""
+        alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent)
+        if exact and loose:
+            return self.inst.score(primal_lower_bound(K, self.inst.y, self.inst.C, alpha)), True, alpha, None
         if exact:
             value = dual_objective(alpha, K, self.inst.y)
             return self.inst.score(value), True, alpha, value
@@ -166,7 +183,8 @@ class _Search:
     def _count(self, results) -> None:
         self.counts["qps"] += len(results)
         self.counts["qps_stopped_early"] += sum(not r[1] for r in results)
-        self.last_alpha = results[-1][2]
+        if results:
+            self.last_alpha = results[-1][2]
 
     def _solve(self, K, warm):
         result = self._qp(K, warm, self.inc.value)
@@ -198,39 +216,54 @@ class _Search:
             self.recorder.split(node.fixed, node.free, node.need, order)
 
     def _expand_probes(self, node: _Node) -> None:
-        """Paper sense: the probe QP g(I + j) of every free j; children ordered by probe, probe bounds."""
+        """Paper sense: the probe QP g(I + j) of every free j; children ordered by probe, probe bounds.
+
+        Lazy probes: ``node.lower[j]`` is the parent's probe score of I_parent + j, a subset of I + j,
+        so (monotone g) a lower bound of this probe's score; a probe whose lower bound already reaches
+        the incumbent is not solved (its score bound is the lower bound: :func:`.bounds.probe_bound`
+        needs lower bounds only). Such a probe would have stopped early against the incumbent: every
+        child it could bound is pruned either way, so skipping it changes no decision.
+        """
         incumbent = self.inc.value  # every probe of the expansion prunes against it: same tree for any n_jobs
+        at_incumbent = self._score_inc()
         warm = node.alpha if node.alpha is not None else self.last_alpha
+        lower = node.lower or {}
+        solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
 
         def probe(j):
             self._check_time()
-            return self._qp(self.inst.gram(tree.probe_set(node.fixed, j)), warm, incumbent)
+            return self._qp(self.inst.gram(tree.probe_set(node.fixed, j)), warm, incumbent, loose=node.need > 1)
 
-        results = list(self.pool.map(probe, node.free)) if self.pool else [probe(j) for j in node.free]
+        results = list(self.pool.map(probe, solve)) if self.pool else [probe(j) for j in solve]
         self._count(results)
-        scores, alphas, values = {}, {}, {}
-        for j, (scores[j], exact, alphas[j], values[j]) in zip(node.free, results):
+        self.counts["probes_skipped"] += len(node.free) - len(solve)
+        scores = {j: lower[j] for j in node.free if j not in solve}
+        alphas, values = dict.fromkeys(scores), dict.fromkeys(scores)
+        for j, (score, exact, alphas[j], values[j]) in zip(solve, results):
+            scores[j] = max(score, lower.get(j, -np.inf))
             if exact and node.need == 1:  # the probe is a B-subset
                 self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
             self.recorder.probes(node.fixed, node.free, node.need, order, values, scores)
-        self._push([_Node(f, F, node.need - 1, probe_bound(scores, order, t, node.need, node.bound), alphas[order[t]])
+        self._push([_Node(f, F, node.need - 1, probe_bound(scores, order, t, node.need, node.bound),
+                          alphas[order[t]], {k: scores[k] for k in F})
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
 
     def _expand_fit(self, node: _Node) -> None:
-        """Fit sense: g(U) bounds the node; at its alpha, marginal bounds order and bound every child."""
+        """Fit sense: g(U) bounds the node; at the relaxed alpha, fixed-alpha bounds order and bound every child."""
         universe = tree.universe(node.fixed, node.free)
         warm = node.alpha if node.alpha is not None else self.last_alpha
         score, exact, alpha, value = self._solve(self.inst.gram(universe), warm)
         bound = max(node.bound, score)
-        order, children = None, []
+        order, children, at = None, [], alpha
         if bound < self._score_inc():
             if self.method.marginal:
-                f_take, f_all, gains = marginal_gains(self.inst, alpha, node.fixed, node.free, self.deadline)
-                order = sorted(node.free, key=lambda j: (-gains[j], j))
-                for t, f, F in tree.split(node.fixed, node.free, node.need, order):
-                    b = -marginal_bound(f_take[order[t]], f_all, gains, node.need - 1, order[t + 1:])
+                at, _ = self.qp.solve_gram(relaxed_gram(self.inst, node.fixed, node.free, node.need), alpha)
+                self.counts["qps"] += 1
+                order = fit_order(self.inst, at, node.fixed, node.free, node.need, self.deadline)
+                bounds = fit_child_bounds(self.inst, at, node.fixed, node.free, node.need, order, self.deadline)
+                for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):
                     self.counts["pruned_marginal"] += b >= self._score_inc() > bound
                     children.append(_Node(f, F, node.need - 1, max(bound, b), alpha))
             else:
@@ -240,7 +273,7 @@ class _Search:
         else:
             self.counts["pruned_universe"] += 1
         if self.recorder:
-            self.recorder.fit(node.fixed, node.free, node.need, value, alpha, order, self.method.marginal)
+            self.recorder.fit(node.fixed, node.free, node.need, value, at, order, self.method.marginal)
         self._push(children)
 
     def _process(self, node: _Node) -> None:
@@ -327,7 +360,7 @@ class _Search:
         complete = status == Status.OPTIMAL and self.inc.value is not None
         bound = self._score_inc() if complete else self.global_bound()
         info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.heuristic_solves,
-                    bounds=("probe" if self.paper else "universe+marginal" if m.marginal else "universe")
+                    bounds=("probe" if self.paper else "universe+fixed-alpha" if m.marginal else "universe")
                     if self.probes else ("trivial" if self.paper else "none"),
                     open_nodes=len(self.stack) + (self.current is not None), gap_percent=self.gap(bound))
         value_bound = float(self.inst.sign * bound) if np.isfinite(bound) else None

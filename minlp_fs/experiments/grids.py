@@ -1,7 +1,8 @@
 """The experiment grids of the paper's section 5 and appendix app:param, as lists of units.
 
 * **certified** (Tables cert-poly, cert-rbf, cert-rfe): datasets x {poly2, poly3, poly5, rbf} x
-  B in [1, B_max] x senses; per instance one ``enumerate`` unit (the certified optimum) and one unit
+  B in [1, B_max] x senses; per instance one exact unit (the certified optimum: ``enumerate``, or
+  ``bnb`` where certify's ``auto`` picks it) and one unit
   per method, every start-dependent method from the same deterministic alpha-start.
 * **multistart** (Table b2-summary): B = floor(n/2); every start-dependent method from the same
   ``n_starts`` random subsets (:func:`~minlp_fs.heuristics.multistart.shared_starts`, written into
@@ -98,20 +99,37 @@ def usable(grid: Grid, method: str, kernel: str) -> bool:
 
 
 def certified_grid(datasets, bmax: dict, kernels=KERNELS, senses=SENSES, methods=CERTIFIED_METHODS,
-                   solver_time_limit: float | None = None) -> Grid:
-    """Enumeration plus every method on B = 1..bmax[dataset] (one deterministic run each)."""
+                   solver_time_limit: float | None = None, exact=None) -> Grid:
+    """The exact method plus every method on B = 1..B_max (one deterministic run each).
+
+    ``bmax[dataset]``: B_max, or ``{kernel: B_max}``. ``exact(dataset, kernel, B)``: the name of the exact
+    method certifying an instance (default: ``enumerate`` everywhere; the certified experiment passes
+    :func:`exact_method`, certify's ``auto`` choice)."""
     grid = Grid()
     for ds in datasets:
         for kernel in kernels:
-            for B in range(1, bmax[ds] + 1):
+            top = bmax[ds][kernel] if isinstance(bmax[ds], dict) else bmax[ds]
+            for B in range(1, top + 1):
                 for sense in senses:
                     base = {"dataset": ds, "kernel": kernel, "B": B, "sense": sense}
-                    grid.add({**base, "method": "enumerate"})
+                    grid.add({**base, "method": "enumerate" if exact is None else exact(ds, kernel, B)})
                     for meth in methods:
                         if usable(grid, meth, kernel):
                             opts = solver_options(meth, solver_time_limit)
                             grid.add({**base, "method": canonical_name(meth), **({"options": opts} if opts else {})})
     return grid
+
+
+def exact_method(n: int):
+    """``exact(dataset, kernel, B)`` for :func:`certified_grid`: ``minlp-fs certify --method auto``'s choice
+    (:func:`minlp_fs.exact.cli.certify_method`: bnb for polynomial kernels above its subset threshold,
+    else enumeration) on a dataset with ``n[dataset]`` features."""
+    from ..exact.cli import certify_method
+    from ..kernels import make_kernel
+
+    def choose(ds, kernel, B):
+        return certify_method(SimpleNamespace(n=n[ds], B=B, kernel=make_kernel(kernel)), "auto", None)
+    return choose
 
 
 def multistart_grid(datasets, data_dir=None, kernels=KERNELS, senses=SENSES, methods=MULTISTART_METHODS,

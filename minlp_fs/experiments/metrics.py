@@ -17,6 +17,8 @@ import numpy as np
 
 #: gap (%) below which a method counts as having reached the reference
 REACHED_PCT = 1e-3
+#: methods whose certified records are the reference optimum of an instance
+EXACT_METHODS = ("enumerate", "bnb")
 
 
 def sense_sign(sense: str) -> float:
@@ -55,20 +57,20 @@ def _mean(xs):
 def certified_summary(records: list) -> dict:
     """Per (sense, family, dataset, method): instances, mean gap to the certified optimum, # reached, time.
 
-    Only instances with a certified ``enumerate`` record count. Returns ``{"rows": [...],
+    Only instances with a certified exact record (``enumerate`` or ``bnb``) count. Returns ``{"rows": [...],
     "overall": [...], "by_B": [...], "n_degenerate": {(sense, family, dataset): k}}``; a row's
     ``gap`` averages the methods' finite answers, ``n_failed`` counts runs without an answer.
     """
     optimum, degenerate = {}, {}
     for r in records:
-        if r["unit"]["method"] == "enumerate" and "error" not in r and r["result"]["certified"]:
+        if r["unit"]["method"] in EXACT_METHODS and "error" not in r and r["result"]["certified"]:
             optimum[instance_key(r["unit"])] = r["result"]["objective"]
             degenerate[instance_key(r["unit"])] = r["result"]["degenerate"]
     groups, by_b, overall = defaultdict(list), defaultdict(list), defaultdict(list)
     for r in records:
         u = r["unit"]
         key = instance_key(u)
-        if u["method"] == "enumerate" or key not in optimum:
+        if u["method"] in EXACT_METHODS or key not in optimum:
             continue
         value = objective(r)
         gap = None if value is None else gap_pct(value, optimum[key], u["sense"])
@@ -108,7 +110,7 @@ def multistart_summary(records: list) -> dict:
         key = instance_key(u)
         if value is not None and (key not in best or _better(value, best[key], u["sense"])):
             best[key] = value
-        if u["method"] == "enumerate":
+        if u["method"] in EXACT_METHODS:
             if value is not None and r["result"]["certified"]:
                 certified[key] = value
             continue

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from . import published
+from .metrics import EXACT_METHODS
 from .store import write_text
 
 METHOD_ORDER = ("ls*", "acso*", "ls", "acso", "ipopt", "knitro", "gams-knitro", "gams-ipopt", "scip", "baron",
@@ -132,22 +133,29 @@ def certified_table(summary: dict, sense: str, fam: str) -> str:
     return text
 
 
-def coverage_table(plans: list, records: list, n_cores: int) -> str:
-    """Table cert-coverage: B_max per dataset, its C(n, B_max), QPs and hours, planned and measured."""
+def coverage_table(plans: list, records: list, n_cores: int, poly_bmax: dict | None = None) -> str:
+    """Table cert-coverage: B_max per dataset, its C(n, B_max), QPs and hours, planned and measured.
+
+    The plan is enumeration's; ``poly_bmax[dataset]``, when given, is the B_max of the polynomial
+    kernels, certified by branch-and-bound (a column "poly B_max (bnb)"). QPs and hours solved count
+    every exact method's records."""
     solved, cpu = {}, {}
     for r in records:
         u = r["unit"]
-        if u["method"] == "enumerate" and "error" not in r:
+        if u["method"] in EXACT_METHODS and "error" not in r:
             solved[u["dataset"]] = solved.get(u["dataset"], 0) + r["result"]["n_svm_solves"]
             cpu[u["dataset"]] = cpu.get(u["dataset"], 0.0) + r["result"]["wall_time_s"]
     headers = ["dataset", "n", "m", "B_max", "bound by", "C(n,B_max)", "QPs planned", "est. hours",
                "QPs solved", "hours (measured)", "ms/QP", "paper B_max", "paper C(n,B_max)", "paper # QP"]
+    if poly_bmax is not None:
+        headers[3:4] = ["B_max (enumeration)", "poly B_max (bnb)"]
     out = []
     for p in sorted(plans, key=lambda p: dataset_rank(p.dataset)):
         pp = published.COVERAGE.get(p.dataset)
         bmax = f"<u>{p.bmax}</u>" if p.bmax < max(1, p.n // 2) else str(p.bmax)
         hours = None if p.dataset not in cpu else cpu[p.dataset] / 3600.0 / max(1, n_cores)
-        out.append([title(p.dataset), p.n, p.m, bmax, p.binding, sci(p.subsets_at_bmax), sci(p.qps),
+        poly = [] if poly_bmax is None else [poly_bmax.get(p.dataset, NONE)]
+        out.append([title(p.dataset), p.n, p.m, bmax, *poly, p.binding, sci(p.subsets_at_bmax), sci(p.qps),
                     fmt(p.hours, 3), sci(solved.get(p.dataset)), fmt(hours, 3), fmt(1e3 * p.qp_time_s),
                     *([pp[2], sci(pp[3]), sci(pp[4])] if pp else [NONE] * 3)])
     return markdown(headers, out)

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.alpha.smo import smo_solve
 from minlp_fs.exact import tree
-from minlp_fs.exact.bounds import marginal_bound, marginal_gains, monotone, probe_bound
+from minlp_fs.exact.bounds import (FixedAlphaQuadratic, fit_child_bounds, fit_order, marginal_bound, marginal_gains,
+                                   monotone, primal_lower_bound, probe_bound, relaxed_gram)
+from minlp_fs.heuristics.screening import FixedAlpha
 
 from bnb_helpers import KERNELS, random_instance, value_table
 
@@ -112,6 +114,87 @@ def test_marginal_bound_holds_for_every_child_subset(kernel, seed, data, random_
             f = inst.objective(alpha, S)
             assert f <= bound + tol(bound)
             assert g[S] <= bound + tol(bound)
+
+
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_degree2_fixed_alpha_value_is_the_quadratic_in_the_indicator(seed, data, random_feasible_alpha):
+    """FixedAlphaQuadratic (closed form, no kernel matrix) equals f(alpha, S) of the one objective, and its
+    gains are f(alpha, I + j) - f(alpha, I)."""
+    n = 7
+    inst = random_instance(seed, 24, n, 3, "poly2", "fit")
+    alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    perm = data.draw(st.permutations(range(n)))
+    k = data.draw(st.integers(0, n - 1))
+    universe = tuple(sorted(perm[:data.draw(st.integers(k + 1, n))]))
+    fixed, free = tuple(sorted(perm[:k])), tuple(j for j in universe if j not in perm[:k])
+    quad = FixedAlphaQuadratic(inst, alpha, universe)
+    for S in (fixed, universe, tuple(sorted((*fixed, free[0])))):
+        assert quad.value(S) == pytest.approx(inst.objective(alpha, S), rel=1e-9, abs=1e-9)
+    fa = FixedAlpha(inst, alpha)
+    expected = [fa.value(tuple(sorted((*fixed, j)))) - fa.value(fixed) for j in free]
+    assert np.allclose(quad.gains(fixed, free), expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", POLY)
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_fit_child_bounds_hold_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
+    """Fit sense, the bounds the search and the verifier use (pair bound for degree 2, marginal otherwise):
+    at a random feasible alpha, the relaxed alpha or the universe's, every S of child t has
+    -g(S) >= -f(alpha, S) >= the child's score bound, in the search's order or any other."""
+    n, B = 7, 4
+    inst = random_instance(seed, 24, n, B, kernel, "fit")
+    g = value_table(inst, sizes=[B])
+    k = data.draw(st.integers(0, B - 1))
+    perm = data.draw(st.permutations(range(n)))
+    fixed, free, need = tuple(sorted(perm[:k])), tuple(sorted(perm[k:])), B - k
+    which = data.draw(st.sampled_from(["random", "relaxed", "universe"]))
+    if which == "random":
+        alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    elif which == "relaxed":
+        alpha = AlphaSubproblem(inst).solve_gram(relaxed_gram(inst, fixed, free, need))[0]
+    else:
+        alpha = AlphaSubproblem(inst).solve(tree.universe(fixed, free)).alpha
+    order = fit_order(inst, alpha, fixed, free, need) if data.draw(st.booleans()) else data.draw(st.permutations(free))
+    assert sorted(order) == list(free)
+    bounds = fit_child_bounds(inst, alpha, fixed, free, need, order)
+    assert len(bounds) == len(free) - need + 1
+    for (t, f_t, F_t), bound in zip(tree.split(fixed, free, need, order), bounds):
+        for R in itertools.combinations(F_t, need - 1):
+            S = tuple(sorted((*f_t, *R)))
+            assert -inst.objective(alpha, S) >= bound - tol(bound)
+            assert inst.score(g[S]) >= bound - tol(bound)
+
+
+def test_degree2_pair_bound_is_tighter_than_the_marginal_bound():
+    """The pair bound charges a feature its need - 2 largest interactions, the marginal bound all of them."""
+    inst = random_instance(5, 30, 8, 4, "poly2", "fit")
+    fixed, free, need = (1,), (0, 2, 3, 4, 5, 6, 7), 3
+    alpha = AlphaSubproblem(inst).solve(tree.universe(fixed, free)).alpha
+    order = fit_order(inst, alpha, fixed, free, need)
+    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
+    marginal = [-marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]) for t in range(6)]
+    pair = fit_child_bounds(inst, alpha, fixed, free, need, order)
+    assert all(p >= m - tol(m) for p, m in zip(pair, marginal)) and any(p > m + 1e-6 for p, m in zip(pair, marginal))
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@given(seed=seeds, tol_exp=st.integers(1, 5))
+@settings(max_examples=8, deadline=None)
+def test_primal_lower_bound_is_below_g_at_any_alpha(kernel, seed, tol_exp, random_feasible_alpha):
+    """Weak duality: -P(alpha) <= g for a random feasible alpha and for SMO at a loose tolerance (the
+    paper-sense probes of inner nodes); at the optimum it meets g."""
+    inst = random_instance(seed, 30, 4, 2, kernel, "paper")
+    S = (0, 2)
+    K = inst.gram(S)
+    g = AlphaSubproblem(inst, tol=1e-9).solve(S).value
+    rough = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    loose = smo_solve(K, inst.y, inst.C, tol=10.0 ** -tol_exp).alpha
+    for alpha in (rough, loose):
+        assert primal_lower_bound(K, inst.y, inst.C, alpha) <= g + tol(g)
+    assert primal_lower_bound(K, inst.y, inst.C, AlphaSubproblem(inst, tol=1e-9).solve(S).alpha) == \
+        pytest.approx(g, rel=1e-5, abs=1e-5)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)

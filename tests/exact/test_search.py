@@ -32,6 +32,14 @@ def test_bnb_optimum_equals_enumeration(kernel, sense, seed, n, data):
     assert close(inst.objective(res.alpha, res.features), res.objective)  # re-evaluated by our code
 
 
+def test_lazy_probes_skip_qps_and_keep_the_optimum():
+    """Paper sense: probes whose parent probe already reaches the incumbent are not solved (monotone g)."""
+    inst = random_instance(3, 40, 10, 4, "poly2", "paper")
+    res = solve(inst, "bnb", incumbent="none")
+    assert res.info["probes_skipped"] > 0
+    assert close(res.objective, solve(inst, "enumerate").objective)
+
+
 @pytest.mark.parametrize("sense", SENSES)
 def test_fit_without_marginal_bound_and_user_start(sense):
     inst = random_instance(7, 30, 7, 3, "poly3", sense)

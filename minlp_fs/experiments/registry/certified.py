@@ -1,8 +1,13 @@
 """The certified grid (Tables cert-poly, cert-rbf, cert-rfe, cert-coverage; appendix app:cert).
 
-B_max per dataset comes from measured seconds per QP (:mod:`~minlp_fs.experiments.budget`), cached
-in ``experiments/raw/<tag>.qp_times.json`` so that a resumed run keeps its grid; without
-measuring (``--dry-run``, ``--report-only``) an unmeasured time bounds B_max by C(n, B) and n/2 only.
+Each instance is certified by the fastest exact method, ``minlp-fs certify --method auto``'s choice
+(:func:`~minlp_fs.experiments.grids.exact_method`: branch-and-bound for the polynomial kernels above
+1,000 subsets, enumeration otherwise). Enumeration's B_max per dataset comes from measured seconds per
+QP (:mod:`~minlp_fs.experiments.budget`), cached in ``experiments/raw/<tag>.qp_times.json`` so that a
+resumed run keeps its grid; without measuring (``--dry-run``, ``--report-only``) an unmeasured time
+bounds B_max by C(n, B) and n/2 only. The polynomial kernels go on to the paper's B_max (Table
+cert-coverage; :func:`poly_bmax`): branch-and-bound's cost cannot be planned from C(n, B), so their
+budget is not estimated (benchmarks/RESULTS.md, bench_bnb (e): times of single runs at the paper's B_max).
 """
 from __future__ import annotations
 
@@ -11,11 +16,11 @@ import os
 import warnings
 from dataclasses import replace
 
-from .. import figures, metrics, tables
+from .. import figures, metrics, published, tables
 from ..budget import choose_bmax, measure_qp_time
 from ...workers import cpu_count
 from ..config import BenchConfig
-from ..grids import certified_grid, dataset_shape, solver_budget
+from ..grids import certified_grid, dataset_shape, exact_method, solver_budget
 from ..store import StoreWarning, read_json, write_json
 from ..units import solve_unit as unit
 
@@ -64,11 +69,25 @@ def plans(cfg: BenchConfig, measure: bool = True) -> list:
     return out
 
 
+def poly_bmax(cfg: BenchConfig, plan) -> dict:
+    """B_max of the polynomial kernels per dataset: the paper's (Table cert-coverage), at least
+    enumeration's, at most floor(n/2) and the slice's cap (bnb certifies them: module docstring)."""
+    out = {}
+    for p in plan:
+        paper = published.COVERAGE.get(p.dataset, (0, 0, p.bmax))[2]
+        top = max(1, p.n // 2) if cfg.slice.b_cap is None else max(1, min(p.n // 2, cfg.slice.b_cap))
+        out[p.dataset] = max(p.bmax, min(paper, top))
+    return out
+
+
 def build(cfg: BenchConfig, measure: bool = True):
     p = plans(cfg, measure)
-    grid = certified_grid(cfg.pick("datasets"), {x.dataset: x.bmax for x in p}, kernels=cfg.pick("kernels"),
-                          senses=cfg.pick("senses"), methods=cfg.pick("methods"),
-                          solver_time_limit=cfg.pick("solver_time_limit"))
+    poly = poly_bmax(cfg, p)
+    bmax = {x.dataset: {k: poly[x.dataset] if k.startswith("poly") else x.bmax for k in cfg.pick("kernels")}
+            for x in p}
+    grid = certified_grid(cfg.pick("datasets"), bmax, kernels=cfg.pick("kernels"), senses=cfg.pick("senses"),
+                          methods=cfg.pick("methods"), solver_time_limit=cfg.pick("solver_time_limit"),
+                          exact=exact_method({x.dataset: x.n for x in p}))
     return grid, p
 
 
@@ -83,7 +102,7 @@ def _hours(plan, digits: int) -> str:
 
 def plan_lines(cfg: BenchConfig, grid, plan) -> list:
     unmeasured = _unmeasured(plan)
-    lines = ["", tables.coverage_table(plan, [], cpu_count()),
+    lines = ["", tables.coverage_table(plan, [], cpu_count(), poly_bmax(cfg, plan)),
              f"\nestimated enumeration: {_hours(plan, 2)} wall on {cpu_count()} core(s)"]
     if unmeasured:
         lines.append(f"QP time not measured yet for {', '.join(unmeasured)} (the run measures it, about 1.5 s per "
@@ -103,14 +122,14 @@ def render(cfg: BenchConfig, grid, plan, records) -> tuple:
              f"C(n, B) <= 1e8" + (f", B <= {cfg.slice.b_cap}" if cfg.slice.b_cap else "")
              + "; QPs planned count both senses and all kernels of the slice (the paper sense stops early "
                "at the trivial bound, so it solves fewer). Paper: 128 vCPUs.", "",
-             tables.coverage_table(plan, records, cpu_count()), ""]
+             tables.coverage_table(plan, records, cpu_count(), poly_bmax(cfg, plan)), ""]
     full = replace(cfg, quick=False)
     if cfg.quick and full.path("raw", ".qp_times.json").is_file():
         full_grid, p = build(full, measure=False)
         lines += [f"Plan of the full grid (`minlp-fs bench certified --dry-run`, {full.pick('hours'):g} h per "
                   f"dataset{_load_note(full)}): {_hours(p, 1)} of enumeration in all; "
                   f"{solver_budget(full_grid.units)}; not run yet.", "",
-                  tables.coverage_table(p, [], cpu_count()), ""]
+                  tables.coverage_table(p, [], cpu_count(), poly_bmax(full, p)), ""]
     summ = metrics.certified_summary(records)
     figs = []
     for sense in cfg.pick("senses"):
