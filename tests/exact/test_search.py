@@ -112,7 +112,7 @@ def test_same_tree_and_answer_for_any_n_jobs(sense, tmp_path):
     assert runs[0] == runs[1] == runs[2]
 
 
-@pytest.mark.parametrize("options, match", [({"n_jobs": 0}, "n_jobs must be a non-zero integer"),
+@pytest.mark.parametrize("options, match", [({"n_jobs": 0}, "n_jobs must be an integer >= 1 or -1"),
                                             ({"incumbent": "enumerate"}, "must be a heuristic"),
                                             ({"incumbent": "nope"}, "unknown method"),
                                             ({"marginal": 1}, "marginal must be"),
