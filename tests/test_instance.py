@@ -236,7 +236,8 @@ def test_describe():
     inst = make_instance(X, Y, 2, C=2.0, name="toy")
     assert inst.describe() == {"name": "toy", "m": 20, "n": 5, "B": 2, "C": 2.0,
                                "kernel": {"name": "poly2", "degree": 2, "gamma": 0.1, "coef0": 1.0},
-                               "sense": "paper", "class_counts": [10, 10], "trivial_bound": -40.0}
+                               "sense": "paper", "classes": [-1.0, 1.0], "class_counts": [10, 10],
+                               "trivial_bound": -40.0}
 
 
 # --- issue 13: overflow, label types, complex X, DataFrames, plain numbers in messages -----------
