@@ -46,7 +46,6 @@ from ..alpha import DEFAULT_TOL, AlphaSubproblem
 from ..blas import on_one_blas_thread
 from ..errors import InputError
 from ..methods import Method, canonical_name, get_method, method_class
-from ..objective import dual_objective
 from ..options import n_jobs_option, option, time_limit_option
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
@@ -159,7 +158,7 @@ class _Search:
         (a value, or None); thread-safe (the oracle counts under its lock)."""
         alpha, exact = self.qp.solve_gram(K, warm, incumbent)
         if exact:
-            value = dual_objective(alpha, K, self.inst.y)
+            value = self.inst.gram_objective(alpha, K)
             return self.inst.score(value), True, alpha, value
         return self.inst.score(incumbent), False, alpha, None
 

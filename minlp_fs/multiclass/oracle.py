@@ -1,0 +1,84 @@
+"""g(S) = sum_k g_k(S) of a multiclass instance: the alpha-subproblem oracle of :mod:`minlp_fs.multiclass`.
+
+:class:`MulticlassSubproblem` is what ``AlphaSubproblem(instance)`` returns for a
+:class:`~minlp_fs.multiclass.MulticlassInstance`: the same interface (``solve`` -> :class:`Fit`,
+``solve_gram``, ``neighbour_grams``, ``cached``, the counters), with the subset's Gram K_S built once
+and the K one-vs-rest duals solved on it by one binary oracle each (the separable problem: one block of
+the block-diagonal Hessian per class). A Fit's ``alpha`` is the K x m stack A, its ``value``
+f(A, S) = sum_k f(alpha_k, S) by :func:`~minlp_fs.objective.stacked_objective`; ``warm_start`` is such a
+stack (row k warm-starts class k). One call counts as one solve (``n_solves``) whatever K.
+
+A multiclass solve is never stopped early: ``worse_than`` is accepted and ignored, so every Fit is
+exact (an early stop would need a duality proof on the sum, not on one class).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..alpha.oracle import DEFAULT_TOL, AlphaSubproblem, Fit
+from ..alpha.smo import feasible_start
+from ..errors import InputError
+
+
+class MulticlassSubproblem(AlphaSubproblem):
+    """Exact g(S) = sum_k g_k(S) for a multiclass instance, with a solve counter and a cache by subset."""
+
+    def __init__(self, instance, backend: str = "smo", tol: float = DEFAULT_TOL, cache: bool = True):
+        super().__init__(instance, backend=backend, tol=tol, cache=cache)
+        #: one binary oracle per one-vs-rest machine (uncached: this oracle caches the sum)
+        self.parts = [AlphaSubproblem(part, backend=backend, tol=tol, cache=False) for part in instance.parts]
+
+    def _warm(self, warm_start) -> list:
+        """Row k of the stack for class k (None: a cold start for every class)."""
+        inst = self.instance
+        if warm_start is None:
+            return [None] * inst.n_classes
+        warm = np.asarray(warm_start, dtype=float)
+        if warm.shape != (inst.n_classes, inst.m):
+            raise InputError(f"a multiclass warm start must be a stack of {inst.n_classes} alphas of length "
+                             f"{inst.m} (shape {(inst.n_classes, inst.m)}); got shape {warm.shape}")
+        return list(warm)
+
+    def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
+                   worse_than: float | None = None, grad0: np.ndarray | None = None,
+                   stats: dict | None = None) -> tuple[np.ndarray, bool]:
+        """(A, True): the K x m stack of the classes' optimal alphas on the Gram K, counted as one solve.
+        ``grad0``: Q_1 alpha_1 - e of the first class's (feasible) warm start, if known; ``worse_than``
+        is ignored (module docstring)."""
+        warm = self._warm(warm_start)
+        alphas = [part.solve_gram(K, w, None, grad0 if k == 0 else None)[0]
+                  for k, (part, w) in enumerate(zip(self.parts, warm))]
+        with self._lock:
+            self.n_solves += 1
+            self.n_fallbacks = sum(p.n_fallbacks for p in self.parts)
+        return np.stack(alphas), True
+
+    def solve(self, subset, warm_start: np.ndarray | None = None, K: np.ndarray | None = None,
+              worse_than: float | None = None, neighbours=None) -> Fit:
+        """g(S) and its stack A for the subset (exact); ``K`` (the subset's Gram) may be passed if known,
+        ``neighbours`` (from :meth:`neighbour_grams`) builds it for a single swap or removal of its centre."""
+        key = tuple(sorted(int(j) for j in subset))
+        hit = self.cached(key)
+        if hit is not None:
+            with self._lock:
+                self.n_cache_hits += 1
+            return hit
+        grad0 = None
+        if K is None and neighbours is not None:
+            warm = self._warm(warm_start)
+            first = self.instance.parts[0]
+            warm[0] = feasible_start(warm[0], first.y, first.C)  # the start grad0 is of
+            warm_start = np.stack(warm) if warm_start is not None else None
+            K, grad0 = neighbours.fill(key, warm[0]) or (None, None)
+        if K is None:
+            K = self.instance.gram(key)
+        alpha, _ = self.solve_gram(K, warm_start, grad0=grad0)
+        fit = Fit(key, self.instance.gram_objective(alpha, K), alpha, True)
+        if self._cache is not None:
+            self._cache[key] = fit
+        return fit
+
+    def neighbour_grams(self, centre):
+        """The first class's :class:`~minlp_fs.alpha.neighbours.NeighbourGrams` of ``centre`` (the Gram of a
+        neighbour is the same for every class; its gradient warm-starts the first class), or None."""
+        return self.parts[0].neighbour_grams(centre)
