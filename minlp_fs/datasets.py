@@ -1,7 +1,8 @@
 """The paper's nine UCI datasets (Table 1), scikit-learn's copy of BCD, and synthetic data.
 
 CSV format (as in the project's shared datasets folder): UTF-8, a header row of unique names,
-numeric feature columns and a two-valued label column found by name (``y`` unless told otherwise).
+numeric feature columns and a label column found by name (``y`` unless told otherwise): two values
+(mapped to -1/+1) or more (class values kept: a multiclass instance).
 The folder comes from ``data_dir``, else the environment variable ``MINLP_FS_DATA``; ``bcd`` needs no
 folder (scikit-learn ships the same data).
 """
@@ -27,7 +28,7 @@ DATA_ENV = "MINLP_FS_DATA"
 
 @dataclass(frozen=True)
 class Dataset:
-    """Raw (unscaled) data: X (m x n), y in {-1, +1}, feature names, and the dataset's name."""
+    """Raw (unscaled) data: X (m x n), y in {-1, +1} (or K >= 3 class values), feature names, and the dataset's name."""
 
     name: str
     X: np.ndarray
@@ -43,8 +44,8 @@ def read_csv(path: "str | Path", name: str | None = None, label: str | None = No
     """Read a UTF-8 CSV with a header, numeric features and a label column; clear errors otherwise.
 
     The label column is found by name: ``label``, else the column ``y`` (else a single ``Y``); it may
-    stand anywhere and must hold exactly two distinct values (numbers or strings; the smaller
-    becomes -1). Header names must be unique and non-empty; a UTF-8 byte-order mark is dropped; blank
+    stand anywhere and must hold at least two distinct values (numbers or strings; with two, the
+    smaller becomes -1; with more, y keeps the values: a multiclass instance). Header names must be unique and non-empty; a UTF-8 byte-order mark is dropped; blank
     lines are skipped and messages give the file's own line numbers. A file that is not UTF-8 (e.g.
     Latin-1) is an error naming the line: Latin-1 cannot be told from other 8-bit encodings (every byte
     sequence is valid Latin-1), so reading it as such could silently give wrong feature names.
@@ -83,11 +84,11 @@ def read_csv(path: "str | Path", name: str | None = None, label: str | None = No
     except InputError:  # labels that are not all numbers are class names
         values = np.array(labels)
     classes = np.unique(values)
-    if classes.size != 2:
-        shown = ", ".join(plain(c) for c in classes[:5]) + (", ..." if classes.size > 5 else "")
-        raise InputError(f"{path}: the label column {header[j_label]!r} has {classes.size} distinct value(s) "
-                         f"({shown}); it needs exactly two (pick another column with --label / label=)")
-    y = np.where(values == classes[1], 1.0, -1.0)
+    if classes.size < 2:
+        raise InputError(f"{path}: the label column {header[j_label]!r} has a single value ({plain(classes[0])}); "
+                         "it needs at least two classes (pick another column with --label / label=)")
+    # two classes: -1/+1; more: the class values themselves (a multiclass instance, minlp_fs.multiclass)
+    y = np.where(values == classes[1], 1.0, -1.0) if classes.size == 2 else values
     return Dataset(name or path.stem, X, y, tuple(header[j] for j in features))
 
 
