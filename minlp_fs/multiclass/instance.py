@@ -51,6 +51,12 @@ class MulticlassInstance:
     check_subset = Instance.check_subset
     with_params = Instance.with_params
 
+    def __post_init__(self):
+        if len(self.classes) < 3 or np.bincount(self.codes, minlength=len(self.classes)).size != len(self.classes):
+            raise InputError(f"a multiclass instance needs 3 or more classes and a class index below that count "
+                             f"for every row; got classes {_shown(self.classes)} (two classes are the binary "
+                             "Instance: make_instance builds it)")
+
     @property
     def n_classes(self) -> int:
         return len(self.classes)
