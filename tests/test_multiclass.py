@@ -188,13 +188,15 @@ def test_stratified_rows_keep_every_class():
     assert reduced.m == 9 and reduced.rows.size == 9 and all(p.y.max() > 0 for p in reduced.parts)
 
 
-def test_binary_only_parts_refuse_clearly():
+def test_binary_only_parts_refuse_clearly(tmp_path):
     inst = random_multiclass(3)
     with pytest.raises(InputError, match="binary only; data has 3 classes"):
         inst.y
     for name in ("scip", "ipopt", "hybrid:scip"):
         with pytest.raises(InputError, match=f"{name.split(':')[0]}.*binary only"):
             get_method(name).solve(inst)
+    with pytest.raises(InputError, match="bnb's certificate .*binary only"):
+        get_method("bnb", certificate=str(tmp_path / "proof.json")).solve(inst)
     pytest.importorskip("pyomo")
     from minlp_fs.models.dfs_svm import build_model
     with pytest.raises(InputError, match="Pyomo model of problem \\(4\\).*binary only"):
