@@ -139,6 +139,24 @@ def test_oracle_is_the_sum_of_the_binary_oracles():
         oracle.solve((1, 2, 3), warm_start=fit.alpha[0])
 
 
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_early_stop_only_for_subsets_proven_worse(sense):
+    """With an incumbent, a subset proven worse stops early (not exact, not cached); one that is better
+    is solved exactly; the proof is right against the exact value."""
+    inst = random_multiclass(3, m=40, n=6, B=2, sense=sense, seed=4)
+    exact = {S: AlphaSubproblem(inst, cache=False).solve(S) for S in combinations(range(inst.n), 2)}
+    ranked = sorted(exact, key=lambda S: inst.score(exact[S].value))
+    best, worst = exact[ranked[0]], exact[ranked[-1]]
+    oracle = AlphaSubproblem(inst)
+    early = oracle.solve(worst.subset, worse_than=best.value)
+    assert not early.exact and oracle.n_stopped_early == 1 and oracle.cached(worst.subset) is None
+    assert inst.score(worst.value) > inst.score(best.value) + 1e-6 * abs(best.value)
+    full = oracle.solve(best.subset, worse_than=worst.value)
+    assert full.exact and close(full.value, best.value)
+    alpha, stopped = oracle.solve_gram(inst.gram(worst.subset), None, best.value)
+    assert not stopped and alpha.shape == (3, inst.m)
+
+
 @pytest.mark.parametrize("kernel", ["poly2", "rbf"])
 def test_fixed_alpha_values_are_the_sums_over_classes(kernel):
     inst = random_multiclass(3, n=7, B=3, kernel=kernel)

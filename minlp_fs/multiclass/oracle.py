@@ -5,19 +5,25 @@
 ``solve_gram``, ``neighbour_grams``, ``cached``, the counters), with the subset's Gram K_S built once
 and the K one-vs-rest duals solved on it by one binary oracle each (the separable problem: one block of
 the block-diagonal Hessian per class). A Fit's ``alpha`` is the K x m stack A, its ``value``
-f(A, S) = sum_k f(alpha_k, S) by :func:`~minlp_fs.objective.stacked_objective`; ``warm_start`` is such a
+f(A, S) = sum_k f(alpha_k, S), each term by :func:`~minlp_fs.objective.dual_objective`; ``warm_start`` is such a
 stack (row k warm-starts class k). One call counts as one solve (``n_solves``) whatever K.
 
-A multiclass solve is never stopped early: ``worse_than`` is accepted and ignored, so every Fit is
-exact (an early stop would need a duality proof on the sum, not on one class).
+Early stop (``worse_than``, an incumbent value t; SMO backend): the first K - 1 classes are solved
+exactly, with values p = sum_{k<K} f(alpha_k, S), and the last class's solve is stopped early once
+duality proves g_K(S) worse than t_K = t - p + sign PRUNE_RTOL max(|t|, 1) (worse by the binary
+oracle's own margin beyond that). Then g(S) = p + g_K(S) is worse than t by more than PRUNE_RTOL
+(relative), the binary oracle's promise, with a second margin of PRUNE_RTOL covering the accuracy of
+the exact values in p (1e-7 relative, alpha/oracle.py). Such a Fit is not ``exact``: its value is p +
+the last class's tracked f, an upper bound of g in the paper sense, and it is not cached.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..alpha.oracle import DEFAULT_TOL, AlphaSubproblem, Fit
+from ..alpha.oracle import DEFAULT_TOL, PRUNE_RTOL, AlphaSubproblem, Fit
 from ..alpha.smo import feasible_start
 from ..errors import InputError
+from ..objective import dual_objective
 
 
 class MulticlassSubproblem(AlphaSubproblem):
@@ -39,24 +45,42 @@ class MulticlassSubproblem(AlphaSubproblem):
                              f"{inst.m} (shape {(inst.n_classes, inst.m)}); got shape {warm.shape}")
         return list(warm)
 
+    def _solve_stack(self, K: np.ndarray, warm_start, worse_than, grad0) -> tuple[np.ndarray, bool, float]:
+        """(A, exact, value) on the Gram K, counted as one solve (module docstring: the early stop)."""
+        warm = self._warm(warm_start)
+        last = len(self.parts) - 1
+        alphas, values, exact = [], [], True
+        for k, (part, w) in enumerate(zip(self.parts, warm)):
+            threshold = None
+            if k == last and worse_than is not None and self.backend == "smo":
+                margin = self.instance.sign * PRUNE_RTOL * max(abs(worse_than), 1.0)
+                threshold = worse_than - sum(values) + margin
+            stats = {}
+            alpha, exact = part.solve_gram(K, w, threshold, grad0 if k == 0 else None, stats)
+            alphas.append(alpha)
+            values.append(dual_objective(alpha, K, part.instance.y) if exact else stats["value"])
+        with self._lock:
+            self.n_solves += 1
+            self.n_stopped_early += not exact
+            self.n_fallbacks = sum(p.n_fallbacks for p in self.parts)
+        return np.stack(alphas), exact, float(sum(values))
+
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
                    worse_than: float | None = None, grad0: np.ndarray | None = None,
                    stats: dict | None = None) -> tuple[np.ndarray, bool]:
-        """(A, True): the K x m stack of the classes' optimal alphas on the Gram K, counted as one solve.
-        ``grad0``: Q_1 alpha_1 - e of the first class's (feasible) warm start, if known; ``worse_than``
-        is ignored (module docstring)."""
-        warm = self._warm(warm_start)
-        alphas = [part.solve_gram(K, w, None, grad0 if k == 0 else None)[0]
-                  for k, (part, w) in enumerate(zip(self.parts, warm))]
-        with self._lock:
-            self.n_solves += 1
-            self.n_fallbacks = sum(p.n_fallbacks for p in self.parts)
-        return np.stack(alphas), True
+        """(A, exact): the K x m stack of the classes' alphas on the Gram K, counted as one solve.
+        ``grad0``: Q_1 alpha_1 - e of the first class's (feasible) warm start, if known; ``worse_than``:
+        stop early once proven worse than it (module docstring); ``stats`` receives ``value``."""
+        alpha, exact, value = self._solve_stack(K, warm_start, worse_than, grad0)
+        if stats is not None:
+            stats["value"] = value
+        return alpha, exact
 
     def solve(self, subset, warm_start: np.ndarray | None = None, K: np.ndarray | None = None,
               worse_than: float | None = None, neighbours=None) -> Fit:
-        """g(S) and its stack A for the subset (exact); ``K`` (the subset's Gram) may be passed if known,
-        ``neighbours`` (from :meth:`neighbour_grams`) builds it for a single swap or removal of its centre."""
+        """g(S) and its stack A for the subset; ``K`` (the subset's Gram) may be passed if known,
+        ``neighbours`` (from :meth:`neighbour_grams`) builds it for a single swap or removal of its centre;
+        ``worse_than``: the early stop of the module docstring (a Fit that is not ``exact``)."""
         key = tuple(sorted(int(j) for j in subset))
         hit = self.cached(key)
         if hit is not None:
@@ -72,9 +96,9 @@ class MulticlassSubproblem(AlphaSubproblem):
             K, grad0 = neighbours.fill(key, warm[0]) or (None, None)
         if K is None:
             K = self.instance.gram(key)
-        alpha, _ = self.solve_gram(K, warm_start, grad0=grad0)
-        fit = Fit(key, self.instance.gram_objective(alpha, K), alpha, True)
-        if self._cache is not None:
+        alpha, exact, value = self._solve_stack(K, warm_start, worse_than, grad0)
+        fit = Fit(key, value, alpha, exact)
+        if self._cache is not None and exact:
             self._cache[key] = fit
         return fit
 
