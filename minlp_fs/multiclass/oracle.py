@@ -8,13 +8,19 @@ the block-diagonal Hessian per class). A Fit's ``alpha`` is the K x m stack A, i
 f(A, S) = sum_k f(alpha_k, S), each term by :func:`~minlp_fs.objective.dual_objective`; ``warm_start`` is such a
 stack (row k warm-starts class k). One call counts as one solve (``n_solves``) whatever K.
 
-Early stop (``worse_than``, an incumbent value t; SMO backend): the first K - 1 classes are solved
-exactly, with values p = sum_{k<K} f(alpha_k, S), and the last class's solve is stopped early once
-duality proves g_K(S) worse than t_K = t - p + sign PRUNE_RTOL max(|t|, 1) (worse by the binary
-oracle's own margin beyond that). Then g(S) = p + g_K(S) is worse than t by more than PRUNE_RTOL
-(relative), the binary oracle's promise, with a second margin of PRUNE_RTOL covering the accuracy of
-the exact values in p (1e-7 relative, alpha/oracle.py). Such a Fit is not ``exact``: its value is p +
-the last class's tracked f, an upper bound of g in the paper sense, and it is not cached.
+Early stop (``worse_than``, an incumbent value t; SMO backend). Classes are solved in order; before
+the solves, each class gets a bound of g_k(S) in the good direction from its (feasible) warm start a_k:
+in the fit sense (max g) U_k = f(a_k, S) >= g_k(S) (g_k is a minimum over alpha); in the paper sense
+(min g) L_k = max(-P_k, -2C min(|I+_k|, |I-_k|)) <= g_k(S), with P_k the primal value of a_k's primal
+point (:func:`~minlp_fs.objective.svm_primal`; any primal point bounds the primal optimum -g_k from
+above) and the trivial bound (Remark 1). Class k's solve stops early once duality proves g_k(S)
+worse than t_k = t - (the exact values of classes < k) - (the bounds of classes > k) + sign PRUNE_RTOL
+max(|t|, 1) (worse by the binary oracle's own margin beyond that). Then g(S) = sum_k g_k(S) is worse
+than t by more than PRUNE_RTOL (relative), the binary oracle's promise, with a second margin of
+PRUNE_RTOL covering the accuracy of the exact values (1e-7 relative, alpha/oracle.py). The classes
+after k are not solved; their rows of the stack are their feasible warm starts. Such a Fit is not
+``exact``: its value is f of that stack (SMO's tracked f for class k), an upper bound of g, and it is
+not cached.
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ import numpy as np
 from ..alpha.oracle import DEFAULT_TOL, PRUNE_RTOL, AlphaSubproblem, Fit
 from ..alpha.smo import feasible_start
 from ..errors import InputError
-from ..objective import dual_objective
+from ..objective import dual_objective, svm_primal
 
 
 class MulticlassSubproblem(AlphaSubproblem):
@@ -45,20 +51,37 @@ class MulticlassSubproblem(AlphaSubproblem):
                              f"{inst.m} (shape {(inst.n_classes, inst.m)}); got shape {warm.shape}")
         return list(warm)
 
+    def _bounds(self, K: np.ndarray, starts: list) -> list:
+        """Per class, a bound of g_k(S) in the good direction from its feasible start (module docstring)."""
+        bounds = []
+        for part, a in zip(self.parts, starts):
+            inst = part.instance
+            if inst.sign < 0:  # fit sense: g_k <= f(a, S)
+                bounds.append(dual_objective(a, K, inst.y))
+            else:  # paper sense: g_k >= -(a primal value), and the trivial bound
+                bounds.append(max(-svm_primal(inst, K, a)[3], inst.trivial_bound))
+        return bounds
+
     def _solve_stack(self, K: np.ndarray, warm_start, worse_than, grad0) -> tuple[np.ndarray, bool, float]:
         """(A, exact, value) on the Gram K, counted as one solve (module docstring: the early stop)."""
         warm = self._warm(warm_start)
-        last = len(self.parts) - 1
+        early = worse_than is not None and self.backend == "smo"
+        if early:
+            starts = [feasible_start(w, p.instance.y, p.instance.C) for p, w in zip(self.parts, warm)]
+            bounds = self._bounds(K, starts)
+            margin = self.instance.sign * PRUNE_RTOL * max(abs(worse_than), 1.0)
         alphas, values, exact = [], [], True
         for k, (part, w) in enumerate(zip(self.parts, warm)):
-            threshold = None
-            if k == last and worse_than is not None and self.backend == "smo":
-                margin = self.instance.sign * PRUNE_RTOL * max(abs(worse_than), 1.0)
-                threshold = worse_than - sum(values) + margin
+            threshold = worse_than - sum(values) - sum(bounds[k + 1:]) + margin if early else None
             stats = {}
             alpha, exact = part.solve_gram(K, w, threshold, grad0 if k == 0 else None, stats)
             alphas.append(alpha)
             values.append(dual_objective(alpha, K, part.instance.y) if exact else stats["value"])
+            if not exact:  # proven worse: the other classes keep their starts
+                for later, a in zip(self.parts[k + 1:], starts[k + 1:]):
+                    alphas.append(a)
+                    values.append(dual_objective(a, K, later.instance.y))
+                break
         with self._lock:
             self.n_solves += 1
             self.n_stopped_early += not exact
