@@ -78,7 +78,8 @@ def accuracy(seed: int = 0) -> list:
             f"CardinalitySVC (ls*, fit, k={k})": CardinalitySVC(k),
             "all columns": make_pipeline(MinMaxScaler(), SVC(**svc)),
             f"SelectKBest(mutual info, k={k})": make_pipeline(
-                MinMaxScaler(), SelectKBest(lambda X, y: mutual_info_classif(X, y, random_state=seed), k=k), SVC(**svc)),
+                MinMaxScaler(), SelectKBest(lambda X, y: mutual_info_classif(X, y, random_state=seed), k=k),
+                SVC(**svc)),
             f"RFE(LinearSVC, k={k})": make_pipeline(MinMaxScaler(), RFE(LinearSVC(C=1.0), n_features_to_select=k),
                                                     SVC(**svc)),
         }

@@ -8,19 +8,27 @@ the block-diagonal Hessian per class). A Fit's ``alpha`` is the K x m stack A, i
 f(A, S) = sum_k f(alpha_k, S), each term by :func:`~minlp_fs.objective.dual_objective`; ``warm_start`` is such a
 stack (row k warm-starts class k). One call counts as one solve (``n_solves``) whatever K.
 
-Early stop (``worse_than``, an incumbent value t; SMO backend). Classes are solved in order; before
-the solves, each class gets a bound of g_k(S) in the good direction from its (feasible) warm start a_k:
-in the fit sense (max g) U_k = f(a_k, S) >= g_k(S) (g_k is a minimum over alpha); in the paper sense
-(min g) L_k = max(-P_k, -2C min(|I+_k|, |I-_k|)) <= g_k(S), with P_k the primal value of a_k's primal
-point (:func:`~minlp_fs.objective.svm_primal`; any primal point bounds the primal optimum -g_k from
-above) and the trivial bound (Remark 1). Class k's solve stops early once duality proves g_k(S)
-worse than t_k = t - (the exact values of classes < k) - (the bounds of classes > k) + sign PRUNE_RTOL
-max(|t|, 1) (worse by the binary oracle's own margin beyond that). Then g(S) = sum_k g_k(S) is worse
-than t by more than PRUNE_RTOL (relative), the binary oracle's promise, with a second margin of
-PRUNE_RTOL covering the accuracy of the exact values (1e-7 relative, alpha/oracle.py). The classes
-after k are not solved; their rows of the stack are their feasible warm starts. Such a Fit is not
-``exact``: its value is f of that stack (SMO's tracked f for class k), an upper bound of g, and it is
-not cached.
+Early stop (``worse_than``, an incumbent value t; SMO backend). The sum must be proven worse than
+T = t + sign PRUNE_RTOL max(|t|, 1). Classes are solved in order, class k with the target
+T_k = T - (what classes < k hold) - sum_{j > k} E_j: its solve stops early once duality proves g_k(S)
+worse than T_k (by the binary oracle's own margin beyond it), and then class k holds T_k; a class
+solved exactly holds its value. The estimates E_j of the classes still to come are, in the paper sense
+(min g), lower bounds L_j <= g_j(S): minus the primal value of the primal point of class j's warm start
+(:func:`~minlp_fs.objective.svm_primal`; any primal point bounds the primal optimum -g_j from above),
+or the trivial bound -2C min(|I+_j|, |I-_j|) when larger; in the fit sense, w_j T with w_j class j's
+share of the last exact multiclass value (equal shares at first; the fit-sense bound f(a_j, S) >= g_j
+of a warm start is far too loose to prove anything, measured). After the last class, if what the classes
+hold adds up to T or worse, g(S) = sum_k g_k(S) is proven worse than t by more than PRUNE_RTOL
+(relative), the binary oracle's promise, with a second margin of PRUNE_RTOL covering the accuracy of
+the exact values (1e-7 relative, alpha/oracle.py): the Fit is not ``exact``, its value is f of the
+stack (SMO's tracked f for the stopped classes), an upper bound of g in the paper sense, and it is not
+cached. This always holds with the paper sense's bounds, so there the classes after a stop are not
+solved (their rows of the stack are their feasible warm starts); with the fit sense's estimates it may not, and
+then the stopped classes are solved on to their optimum one at a time, warm-started where they
+stopped, until the classes add up to T or worse (a stop) or all are exact (an exact Fit). The
+estimates only steer the work: every stop is a proof (with threads, the last exact solve, hence the
+shares, may differ from run to run: whether a worse subset is stopped or solved may differ, never a
+value, nor which subsets are worse).
 """
 from __future__ import annotations
 
@@ -39,6 +47,8 @@ class MulticlassSubproblem(AlphaSubproblem):
         super().__init__(instance, backend=backend, tol=tol, cache=cache)
         #: one binary oracle per one-vs-rest machine (uncached: this oracle caches the sum)
         self.parts = [AlphaSubproblem(part, backend=backend, tol=tol, cache=False) for part in instance.parts]
+        #: each class's share of the last exact value: the early stop's estimates (module docstring)
+        self._shares = [1.0 / len(self.parts)] * len(self.parts)
 
     def _warm(self, warm_start) -> list:
         """Row k of the stack for class k (None: a cold start for every class)."""
@@ -51,37 +61,53 @@ class MulticlassSubproblem(AlphaSubproblem):
                              f"{inst.m} (shape {(inst.n_classes, inst.m)}); got shape {warm.shape}")
         return list(warm)
 
-    def _bounds(self, K: np.ndarray, starts: list) -> list:
-        """Per class, a bound of g_k(S) in the good direction from its feasible start (module docstring)."""
+    def _lower_bounds(self, K: np.ndarray, warm: list) -> list:
+        """Per class, L_k <= g_k(S) (paper sense): minus the primal value of the warm start's primal point, or
+        the trivial bound (module docstring)."""
         bounds = []
-        for part, a in zip(self.parts, starts):
+        for part, w in zip(self.parts, warm):
             inst = part.instance
-            if inst.sign < 0:  # fit sense: g_k <= f(a, S)
-                bounds.append(dual_objective(a, K, inst.y))
-            else:  # paper sense: g_k >= -(a primal value), and the trivial bound
-                bounds.append(max(-svm_primal(inst, K, a)[3], inst.trivial_bound))
+            start = feasible_start(w, inst.y, inst.C)
+            bounds.append(max(-svm_primal(inst, K, start)[3], inst.trivial_bound))
         return bounds
 
     def _solve_stack(self, K: np.ndarray, warm_start, worse_than, grad0) -> tuple[np.ndarray, bool, float]:
         """(A, exact, value) on the Gram K, counted as one solve (module docstring: the early stop)."""
         warm = self._warm(warm_start)
         early = worse_than is not None and self.backend == "smo"
+        goal = worse_than + self.instance.sign * PRUNE_RTOL * max(abs(worse_than), 1.0) if early else None
         if early:
-            starts = [feasible_start(w, p.instance.y, p.instance.C) for p, w in zip(self.parts, warm)]
-            bounds = self._bounds(K, starts)
-            margin = self.instance.sign * PRUNE_RTOL * max(abs(worse_than), 1.0)
-        alphas, values, exact = [], [], True
+            estimates = self._lower_bounds(K, warm) if self.instance.sign > 0 else [goal * w for w in self._shares]
+        alphas, values, held, stopped = [], [], [], []
         for k, (part, w) in enumerate(zip(self.parts, warm)):
-            threshold = worse_than - sum(values) - sum(bounds[k + 1:]) + margin if early else None
+            target = goal - sum(held) - sum(estimates[k + 1:]) if early else None
             stats = {}
-            alpha, exact = part.solve_gram(K, w, threshold, grad0 if k == 0 else None, stats)
+            alpha, exact = part.solve_gram(K, w, target, grad0 if k == 0 else None, stats)
             alphas.append(alpha)
             values.append(dual_objective(alpha, K, part.instance.y) if exact else stats["value"])
-            if not exact:  # proven worse: the other classes keep their starts
-                for later, a in zip(self.parts[k + 1:], starts[k + 1:]):
-                    alphas.append(a)
-                    values.append(dual_objective(a, K, later.instance.y))
-                break
+            held.append(values[-1] if exact else target)
+            if not exact:
+                stopped.append(k)
+                if self.instance.sign > 0:  # the estimates are bounds: proven; the later classes keep their starts
+                    for j in range(k + 1, len(self.parts)):
+                        later = self.parts[j].instance
+                        alphas.append(feasible_start(warm[j], later.y, later.C))
+                        values.append(dual_objective(alphas[-1], K, later.y))
+                        held.append(estimates[j])  # g_j >= L_j: what the proof uses
+                    break
+
+        def proven():
+            return self.instance.sign * (sum(held) - goal) >= -1e-12 * max(abs(goal), 1.0)
+
+        while stopped and not proven():  # the estimates were off: solve a stopped class on, check again
+            k = stopped.pop(0)
+            part = self.parts[k]
+            alphas[k] = part.solve_gram(K, alphas[k])[0]
+            values[k] = held[k] = dual_objective(alphas[k], K, part.instance.y)
+        exact = not stopped
+        if exact:
+            total = sum(values)
+            self._shares = [v / total for v in values] if total != 0 else self._shares
         with self._lock:
             self.n_solves += 1
             self.n_stopped_early += not exact
