@@ -22,6 +22,7 @@ _PUBLIC = {
     "PolynomialKernel": "kernels", "make_kernel": "kernels", "get_method": "methods",
     "dual_objective": "objective", "Result": "result", "PaperSenseWarning": "estimators",
     "KernelFeatureSelectorCV": "selection_cv", "plot_cv_results": "selection_cv",
+    "MulticlassInstance": "multiclass",
 }
 
 __all__ = list(_PUBLIC)

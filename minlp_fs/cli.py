@@ -40,7 +40,7 @@ def _instance_flags(p: argparse.ArgumentParser) -> None:
                    help="paper dataset name, 'synthetic', or NAME with NAME.csv in --data-dir (default: bcd, built in)")
     g.add_argument("--data-dir", help="folder of the datasets' CSV files (or set MINLP_FS_DATA)")
     g.add_argument("--label", default=None,
-                   help="name of the CSV's label column (default: y); it must hold exactly two values")
+                   help="name of the CSV's label column (default: y); two values, or more for a multiclass instance")
     g.add_argument("--kernel", default="poly2", help="poly2, poly3, poly5 (c=1) or rbf (default: poly2)")
     g.add_argument("--B", type=int, default=None, help="number of features to select (default: min(5, n))")
     g.add_argument("--C", type=float, default=10.0, help="SVM C (default 10, the paper's)")
@@ -219,8 +219,10 @@ def _instance(args):
 def _print_table(result, instance) -> None:
     d = instance.describe()
     k = ", ".join(f"{a}={b}" for a, b in d["kernel"].items() if a != "name")
+    classes = f", {len(d['classes'])} classes one-vs-rest" if "classes" in d else ""
+    bound = "-2C*min(|I+|,|I-|)" + (" summed over the classes" if classes else "")
     rows = [
-        ("instance", f"{d['name']} (m={d['m']}, n={d['n']}), {d['kernel']['name']} ({k}), C={d['C']:g}, "
+        ("instance", f"{d['name']} (m={d['m']}, n={d['n']}{classes}), {d['kernel']['name']} ({k}), C={d['C']:g}, "
                      f"B={d['B']}, sense={d['sense']}"),
         ("classes", ", ".join(f"{sign}1 = {c} ({count})"
                               for sign, c, count in zip("-+", d["classes"], d["class_counts"]))),
@@ -232,10 +234,10 @@ def _print_table(result, instance) -> None:
     ]
     if result.objective is not None and not result.degenerate and instance.sense == "paper":
         above = (result.objective - d["trivial_bound"]) / abs(d["trivial_bound"])
-        rows.append(("bound", f"trivial lower bound {d['trivial_bound']:g} = -2C*min(|I+|,|I-|); "
+        rows.append(("bound", f"trivial lower bound {d['trivial_bound']:g} = {bound}; "
                               f"the objective is {100 * above:.3g}% above it"))
     if result.degenerate:
-        rows.append(("DEGENERATE", f"attains the trivial bound {d['trivial_bound']:g} = -2C*min(|I+|,|I-|): "
+        rows.append(("DEGENERATE", f"attains the trivial bound {d['trivial_bound']:g} = {bound}: "
                                    "a one-class SVM. Use --sense fit for informative features."))
     if result.message and not result.degenerate:
         rows.append(("note", result.message))

@@ -1,7 +1,8 @@
 """The paper's nine UCI datasets (Table 1), scikit-learn's copy of BCD, and synthetic data.
 
 CSV format (as in the project's shared datasets folder): UTF-8, a header row of unique names,
-numeric feature columns and a two-valued label column found by name (``y`` unless told otherwise).
+numeric feature columns and a label column found by name (``y`` unless told otherwise): two values
+(mapped to -1/+1) or more (class values kept: a multiclass instance).
 The folder comes from ``data_dir``, else the environment variable ``MINLP_FS_DATA``; ``bcd`` needs no
 folder (scikit-learn ships the same data).
 """
@@ -27,8 +28,9 @@ DATA_ENV = "MINLP_FS_DATA"
 
 @dataclass(frozen=True)
 class Dataset:
-    """Raw (unscaled) data: X (m x n), y in {-1, +1}, feature names, the dataset's name and the
-    original names of the classes -1 and +1 (``classes``; the CSV's own label values)."""
+    """Raw (unscaled) data: X (m x n), y in {-1, +1} (or, with K >= 3 classes, the class values), feature
+    names, the dataset's name and the original class values (``classes``, sorted: the CSV's own labels;
+    with two classes, classes[0] is -1 and classes[1] is +1)."""
 
     name: str
     X: np.ndarray
@@ -42,7 +44,10 @@ class Dataset:
 
     @property
     def labels(self) -> np.ndarray:
-        """The labels by their original names (``classes[0]`` where y = -1, ``classes[1]`` where y = +1)."""
+        """The labels by their original values (two classes: ``classes[0]`` where y = -1, ``classes[1]``
+        where y = +1; more: y itself)."""
+        if len(self.classes) > 2:
+            return self.y
         return np.asarray(self.classes)[(self.y > 0).astype(int)]
 
 
@@ -50,8 +55,8 @@ def read_csv(path: "str | Path", name: str | None = None, label: str | None = No
     """Read a UTF-8 CSV with a header, numeric features and a label column; clear errors otherwise.
 
     The label column is found by name: ``label``, else the column ``y`` (else a single ``Y``); it may
-    stand anywhere and must hold exactly two distinct values (numbers or strings; the smaller
-    becomes -1). Header names must be unique and non-empty; a UTF-8 byte-order mark is dropped; blank
+    stand anywhere and must hold at least two distinct values (numbers or strings; with two, the
+    smaller becomes -1; with more, y keeps the values: a multiclass instance). Header names must be unique and non-empty; a UTF-8 byte-order mark is dropped; blank
     lines are skipped and messages give the file's own line numbers. A file that is not UTF-8 (e.g.
     Latin-1) is an error naming the line: Latin-1 cannot be told from other 8-bit encodings (every byte
     sequence is valid Latin-1), so reading it as such could silently give wrong feature names.
@@ -90,11 +95,11 @@ def read_csv(path: "str | Path", name: str | None = None, label: str | None = No
     except InputError:  # labels that are not all numbers are class names
         values = np.array(labels)
     classes = np.unique(values)
-    if classes.size != 2:
-        shown = ", ".join(plain(c) for c in classes[:5]) + (", ..." if classes.size > 5 else "")
-        raise InputError(f"{path}: the label column {header[j_label]!r} has {classes.size} distinct value(s) "
-                         f"({shown}); it needs exactly two (pick another column with --label / label=)")
-    y = np.where(values == classes[1], 1.0, -1.0)
+    if classes.size < 2:
+        raise InputError(f"{path}: the label column {header[j_label]!r} has a single value ({plain(classes[0])}); "
+                         "it needs at least two classes (pick another column with --label / label=)")
+    # two classes: -1/+1; more: the class values themselves (a multiclass instance, minlp_fs.multiclass)
+    y = np.where(values == classes[1], 1.0, -1.0) if classes.size == 2 else values
     return Dataset(name or path.stem, X, y, tuple(header[j] for j in features), tuple(c.item() for c in classes))
 
 

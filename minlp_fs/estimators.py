@@ -37,7 +37,7 @@ from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, StandardSca
 from sklearn.svm import SVC
 from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
@@ -216,12 +216,9 @@ def _ranking(n_in, varying, selected, order):
 
 
 def _check_targets(y) -> None:
-    """Class labels (not continuous values) of at most two classes: DFS-SVM is binary."""
+    """Class labels (not continuous values, not multilabel): two classes, or K >= 3 with one subset
+    shared by the K one-vs-rest machines (:mod:`minlp_fs.multiclass`)."""
     check_classification_targets(y)
-    kind = type_of_target(y, input_name="y", raise_unknown=True)
-    if kind != "binary":
-        raise ValueError(f"Only binary classification is supported. The type of the target is {kind}: "
-                         f"y has {np.unique(y).size} classes; DFS-SVM needs two (map them to two first)")
 
 
 def _select(est, X, y):
@@ -272,8 +269,9 @@ def _degenerate_warning(est, reason: str) -> None:
 _TRIVIAL = "its objective attains the trivial bound -2C min(|I+|, |I-|): every minority alpha at C"
 
 
-class _BinarySelector(SelectorMixin):
-    """What both selectors share: the mask from ``support_`` and the tags of a binary, supervised selector."""
+class _SupportSelector(SelectorMixin):
+    """What both selectors share: the mask from ``support_`` and the tags of a supervised selector of any
+    number of classes."""
 
     def _get_support_mask(self):
         check_is_fitted(self)
@@ -282,12 +280,11 @@ class _BinarySelector(SelectorMixin):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        # binary targets only: the tag RFE also sets on a transformer; checks then feed two classes
-        tags.classifier_tags = ClassifierTags(multi_class=False)
+        tags.classifier_tags = ClassifierTags(multi_class=True)
         return tags
 
 
-class KernelFeatureSelector(_BinarySelector, _CardinalityParams, BaseEstimator):
+class KernelFeatureSelector(_SupportSelector, _CardinalityParams, BaseEstimator):
     __doc__ = """Select exactly ``n_features`` features for a kernel SVM (DFS-SVM, problem (4)).
     """ + _PARAMS_DOC + """
     Attributes
@@ -306,8 +303,10 @@ class KernelFeatureSelector(_BinarySelector, _CardinalityParams, BaseEstimator):
     result_ : minlp_fs.result.Result
         The method's full result (status, alpha, trace, timing, ...); its feature indices refer to
         the non-constant columns.
-    classes_ : ndarray of shape (2,)
-        The two labels; the smaller is mapped to -1, the larger to +1.
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted. Two: the smaller is mapped to -1, the larger to +1. Three or more: one
+        subset shared by the one-vs-rest machines, its value the sum of their duals
+        (:mod:`minlp_fs.multiclass`); ``result_.alpha`` is then the stack of their alphas.
     gamma_ : float
         The kernel coefficient used.
     n_features_in_, feature_names_in_ :
@@ -315,7 +314,7 @@ class KernelFeatureSelector(_BinarySelector, _CardinalityParams, BaseEstimator):
     """
 
     def fit(self, X, y):
-        """Select the features of X for labels y (any two values)."""
+        """Select the features of X for labels y (two or more classes)."""
         X, y = validate_data(self, X, y, ensure_min_samples=2)
         _check_targets(y)
         degenerate = _select(self, X, y)
@@ -333,7 +332,10 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
     ``n_features="auto"``: a :class:`~minlp_fs.selection_cv.KernelFeatureSelectorCV` with its default
     grid and 5-fold CV at this C and gamma), scales the selected columns (scaling fitted on the training
     data, applied again in ``predict``) and trains ``SVC(kernel, C, gamma=gamma_, coef0, degree)`` on
-    them. Binary classification only.
+    them. Any number of classes: with three or more the selection is the one subset shared by the
+    one-vs-rest machines (:mod:`minlp_fs.multiclass`), and the final classifier is that same
+    scikit-learn ``SVC`` on the selected columns, which is one-vs-one internally (its
+    ``decision_function`` has the one-vs-rest shape of ``SVC(decision_function_shape="ovr")``).
     """ + _PARAMS_DOC.replace("""    n_features : int, default=5
         B,""", """    n_features : int or "auto", default=5
         "auto": chosen by cross-validation (``KernelFeatureSelectorCV``). Otherwise B,""") + """
@@ -356,11 +358,12 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
     scaler_ : transformer
         The scaling of the selected columns.
     svc_ : sklearn.svm.SVC
-        The SVC on the scaled selected columns, trained on labels -1/+1.
+        The SVC on the scaled selected columns, trained on labels -1/+1 (two classes) or on the
+        original labels (three or more).
     calibrator_ : sklearn.calibration.CalibratedClassifierCV
         With ``probability=True`` only: the Platt scaling of that SVC.
-    classes_ : ndarray of shape (2,)
-        The two labels; ``decision_function`` > 0 means ``classes_[1]``.
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted; with two, ``decision_function`` > 0 means ``classes_[1]``.
     n_features_in_, feature_names_in_ :
         As in every scikit-learn estimator.
 
@@ -405,9 +408,9 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
         self.scaler_ = _SCALERS[self.scaling]().fit(Xv[:, self.support_])
         Z = self.scaler_.transform(Xv[:, self.support_])
         svc = SVC(kernel=self.kernel, C=self.C, gamma=self.gamma_, coef0=self.coef0, degree=self.degree)
-        signs = encode_labels(y, y.shape[0])[0]
+        signs = encode_labels(y, y.shape[0])[0] if self.classes_.size == 2 else y
         if self.probability:
-            folds = min(PLATT_FOLDS, int(np.bincount(signs > 0).min()))
+            folds = min(PLATT_FOLDS, int(np.unique(signs, return_counts=True)[1].min()))
             if folds < 2:
                 raise ValueError("probability=True needs at least 2 examples of each class (Platt scaling "
                                  "fits its sigmoid out of fold)")
@@ -431,12 +434,16 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
         return self.scaler_.transform(X[:, self.support_])
 
     def decision_function(self, X):
-        """Signed distance to the separating surface; positive means ``classes_[1]``."""
+        """Signed distance to the separating surface; positive means ``classes_[1]``. Three or more
+        classes: ``SVC``'s (n_samples, n_classes) one-vs-rest shaped values, largest for the predicted class."""
         Z = self._transform(X)
         return self.svc_.decision_function(Z)
 
     def predict(self, X):
         """The predicted labels (original values)."""
+        check_is_fitted(self)
+        if self.classes_.size > 2:  # SVC's one-vs-one vote, on labels it was trained on
+            return self.svc_.predict(self._transform(X))
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
 
@@ -447,7 +454,8 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
 
     @available_if(_check_proba)
     def predict_proba(self, X):
-        """Platt-scaled probabilities of ``classes_[0]`` and ``classes_[1]`` (columns in that order)."""
+        """Platt-scaled probabilities of the classes, columns in the order of ``classes_`` (three or more:
+        one sigmoid per class, one-vs-rest, normalised; ``CalibratedClassifierCV``'s multiclass rule)."""
         Z = self._transform(X)
         return self.calibrator_.predict_proba(Z)
 
@@ -459,5 +467,5 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True
         return tags

@@ -9,6 +9,10 @@ Two senses (the sense is data, not a branch in every method):
   SVM fits best.
 
 Every method minimises ``instance.sign * g(beta)``: sign = +1 for ``paper``, -1 for ``fit``.
+
+Labels: two classes give an :class:`Instance` (labels in {-1, +1}); three or more give a
+:class:`~minlp_fs.multiclass.MulticlassInstance` (one shared subset for K one-vs-rest machines; see
+:mod:`minlp_fs.multiclass`).
 """
 from __future__ import annotations
 
@@ -64,9 +68,18 @@ class Instance:
         """K_beta for the selected features."""
         return self.kernel.gram(self.X, subset)
 
+    @property
+    def n_classes(self) -> int:
+        """2: one binary machine (a :class:`~minlp_fs.multiclass.MulticlassInstance` has K >= 3)."""
+        return 2
+
     def objective(self, alpha: np.ndarray, subset) -> float:
         """f(alpha, beta) by the package's one objective function."""
-        return dual_objective(alpha, self.gram(subset), self.y)
+        return self.gram_objective(alpha, self.gram(subset))
+
+    def gram_objective(self, alpha: np.ndarray, K: np.ndarray) -> float:
+        """f(alpha, beta) for the subset's Gram matrix K = K_beta, already built."""
+        return dual_objective(alpha, K, self.y)
 
     def score(self, value: float) -> float:
         """What every method minimises: sign * value."""
@@ -170,8 +183,8 @@ def _as_matrix(X) -> np.ndarray:
     return A
 
 
-def encode_labels(y, m: int) -> tuple[np.ndarray, tuple]:
-    """Labels as floats in {-1, +1} and the original two classes (smaller -> -1, larger -> +1)."""
+def encode_classes(y, m: int) -> tuple[np.ndarray, tuple]:
+    """Labels as class indices 0..K-1 (classes sorted) and the K >= 2 original classes, validated."""
     yy = np.asarray(y)
     if yy.ndim == 2 and 1 in yy.shape:
         yy = yy.ravel()
@@ -182,19 +195,24 @@ def encode_labels(y, m: int) -> tuple[np.ndarray, tuple]:
     kinds = sorted({_label_kind(v) for v in np.asarray(y, dtype=object).ravel()})
     if len(kinds) > 1:
         raise InputError(f"y mixes label types ({', '.join(kinds)}); give labels of one type, e.g. -1/+1 "
-                         "or two strings")
+                         "or class names")
     if kinds and kinds[0] not in ("boolean", "number", "string"):
-        raise InputError(f"y holds {kinds[0]} labels; give numbers, strings or booleans (two classes)")
+        raise InputError(f"y holds {kinds[0]} labels; give numbers, strings or booleans")
     if yy.dtype.kind in "fc" and not np.all(np.isfinite(yy)):
         raise InputError("y contains NaN or infinite labels")
-    classes = np.unique(yy)
+    classes, codes = np.unique(yy, return_inverse=True)
     if classes.size < 2:
         raise InputError(f"y has a single class ({plain(classes[0])} only): an SVM needs two classes")
-    if classes.size > 2:
-        raise InputError(f"y has {classes.size} classes; DFS-SVM is binary: "
-                         f"map them to two classes first (seen {plain(list(classes[:5]))}...)")
-    signed = np.where(yy == classes[1], 1.0, -1.0)
-    return signed, tuple(c.item() if hasattr(c, "item") else c for c in classes)
+    return codes.reshape(-1), tuple(c.item() if hasattr(c, "item") else c for c in classes)
+
+
+def encode_labels(y, m: int) -> tuple[np.ndarray, tuple]:
+    """Labels as floats in {-1, +1} and the original two classes (smaller -> -1, larger -> +1)."""
+    codes, classes = encode_classes(y, m)
+    if len(classes) > 2:
+        raise InputError(f"y has {len(classes)} classes; binary only here: map them to two classes first "
+                         f"(seen {plain(list(classes[:5]))}...)")
+    return np.where(codes == 1, 1.0, -1.0), classes
 
 
 def _label_kind(v) -> str:
@@ -254,7 +272,8 @@ def make_instance(X, y, B: int, kernel: "str | Kernel" = "poly2", C: float = DEF
     if feature_names is None and hasattr(X, "columns"):  # a pandas DataFrame keeps its column names
         feature_names = list(X.columns)
     A = _as_matrix(X)
-    signed, classes = encode_labels(y, A.shape[0])
+    codes, classes = encode_classes(y, A.shape[0])
+    signed = np.where(codes == 1, 1.0, -1.0)
     names = tuple(str(f) for f in feature_names) if feature_names is not None \
         else tuple(f"x{j}" for j in range(A.shape[1]))
     if len(names) != A.shape[1]:
@@ -265,8 +284,12 @@ def make_instance(X, y, B: int, kernel: "str | Kernel" = "poly2", C: float = DEF
     k = make_kernel(kernel, gamma=gamma, coef0=coef0, degree=degree)
     rows = None
     if m is not None:
-        rows = stratified_rows(signed, m, seed)
-        A, signed = A[rows], signed[rows]
+        if len(classes) == 2:
+            rows = stratified_rows(signed, m, seed)
+        else:
+            from .multiclass import stratified_class_rows
+            rows = stratified_class_rows(codes, m, seed)
+        A, signed, codes = A[rows], signed[rows], codes[rows]
     with np.errstate(over="ignore"):  # a range that overflows is not constant (scaling refuses it below)
         constant = np.flatnonzero(np.ptp(A, axis=0) == 0)
     if constant.size:
@@ -279,5 +302,9 @@ def make_instance(X, y, B: int, kernel: "str | Kernel" = "poly2", C: float = DEF
         raise InputError(f"{scaling} scaling overflows on this data (its values span more than floating point "
                          "can hold); rescale the data first")
     check_kernel_range(k, Xs, float(C), where=f"{name}'s scaled data")
+    if len(classes) > 2:  # one shared subset for K one-vs-rest machines; K = 2 stays the one binary machine
+        from .multiclass import MulticlassInstance
+        return MulticlassInstance(X=Xs, codes=codes, kernel=k, C=float(C), B=int(B), sense=sense,
+                                  feature_names=names, name=name, classes=classes, rows=rows)
     return Instance(X=Xs, y=signed, kernel=k, C=float(C), B=int(B), sense=sense,
                     feature_names=names, name=name, classes=classes, rows=rows)

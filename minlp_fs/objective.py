@@ -123,3 +123,16 @@ def svm_primal(instance, K: np.ndarray, alpha: np.ndarray):
         b = float(0.5 * (lo_b + hi_b))
     xi = np.maximum(0.0, 1.0 - y * (f + b))
     return c, b, xi, float(0.5 * c @ f + C * xi.sum())
+
+
+def stacked_objective(alphas: np.ndarray, K: np.ndarray, Y: np.ndarray) -> float:
+    """sum_k f(alpha_k, beta) for a stack of alphas (rows) and their labels Y (K x m), one Gram K_beta.
+
+    The objective of a multiclass instance (:mod:`minlp_fs.multiclass`): K one-vs-rest duals that
+    share beta; each term is :func:`dual_objective`.
+    """
+    alphas = np.asarray(alphas, dtype=float)
+    if alphas.shape != np.shape(Y):
+        raise InputError(f"a multiclass alpha must be a stack of shape {np.shape(Y)} (one row per class); "
+                         f"got shape {alphas.shape}")
+    return float(sum(dual_objective(a, K, y) for a, y in zip(alphas, Y)))

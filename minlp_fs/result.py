@@ -77,7 +77,7 @@ class Result:
 
     def to_dict(self, with_alpha: bool = False) -> dict:
         d = asdict(self)
-        d["alpha"] = None if self.alpha is None or not with_alpha else [float(a) for a in self.alpha]
+        d["alpha"] = None if self.alpha is None or not with_alpha else np.asarray(self.alpha, dtype=float).tolist()
         d["trace"] = [_point(t) if isinstance(t, TracePoint) else t for t in self.trace]
         return _jsonable(d)
 

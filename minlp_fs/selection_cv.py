@@ -43,7 +43,7 @@ from tqdm.auto import tqdm
 
 from .alpha import AlphaSubproblem
 from .estimators import (
-    _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _BinarySelector, _CardinalityParams, _check_params, _check_targets,
+    _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _SupportSelector, _CardinalityParams, _check_params, _check_targets,
     _instance, _method, _paper_sense_warning,
 )
 
@@ -129,7 +129,7 @@ def _selected(varying, constant, features, B):
     return np.sort(np.concatenate([varying[list(features)], constant[:B - min(B, varying.size)]])).astype(int)
 
 
-class KernelFeatureSelectorCV(_BinarySelector, _CardinalityParams, BaseEstimator):
+class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimator):
     __doc__ = """Select the number of features of :class:`KernelFeatureSelector` by cross-validation.
 
     See the module docstring for the warm-started path over ``n_features`` and the selection rule.
@@ -173,7 +173,9 @@ class KernelFeatureSelectorCV(_BinarySelector, _CardinalityParams, BaseEstimator
         The final path's Result at ``n_features_`` and its objective f.
     estimator_ : sklearn.pipeline.Pipeline
         Scaling and the SVC trained on the selected columns of X.
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted (three or more: one subset shared by the one-vs-rest machines,
+        :mod:`minlp_fs.multiclass`; the SVCs scoring it are one-vs-one internally).
     n_features_in_, feature_names_in_ :
         As in every scikit-learn estimator.
     """

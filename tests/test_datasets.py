@@ -179,12 +179,17 @@ def test_the_class_names_reach_the_instance(tmp_path):
     assert build_instance("bcd", B=1).describe()["classes"] == ["benign", "malignant"]
 
 
+def test_three_class_names_stay_labels(tmp_path):
+    """More than two values: y keeps them (a multiclass instance, minlp_fs.multiclass)."""
+    d = read_csv(write(tmp_path / "t.csv", "a,kind\n1,oak\n2,ash\n3,elm\n4,oak\n"), label="kind")
+    np.testing.assert_array_equal(d.y, ["oak", "ash", "elm", "oak"])
+
+
 @pytest.mark.parametrize("text, message", [
     ("a,b,flag\n1,2,1\n3,4,-1\n", "no label column named 'y'; name the label column with --label COLUMN"),
     ("a,a,y\n1,2,1\n3,4,-1\n", "the header repeats the column name(s) 'a'; names must be unique"),
     ("a,,y\n1,2,1\n3,4,-1\n", "the header has an empty name in column(s) 2"),
-    ("a,y\n1,1\n2,1\n3,1\n", "the label column 'y' has 1 distinct value(s) (1); it needs exactly two"),
-    ("a,y\n1,1\n2,2\n3,3\n", "the label column 'y' has 3 distinct value(s) (1, 2, 3)"),
+    ("a,y\n1,1\n2,1\n3,1\n", "the label column 'y' has a single value (1); it needs at least two classes"),
     ("y\n1\n-1\n", "no feature columns besides the label column 'y'"),
     ("a,y\n1,1\n\n\nnan,-1\n", "line 5, column 'a': 'nan' is not a finite number"),
     ("a,y\n1,1\n\n\n2,x\n", None),  # string labels: two values, 1 and x, both strings

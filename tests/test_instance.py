@@ -5,7 +5,7 @@ import pytest
 
 from minlp_fs.datasets import load_dataset
 from minlp_fs.errors import InputError
-from minlp_fs.instance import make_instance, stratified_rows
+from minlp_fs.instance import encode_labels, make_instance, stratified_rows
 from minlp_fs.kernels import GaussianKernel, PolynomialKernel
 from minlp_fs.objective import dual_objective
 
@@ -36,7 +36,6 @@ def test_nan_and_inf_in_X():
 
 def test_label_errors():
     raises("single class", X, np.ones(20), 2)
-    raises("y has 3 classes; DFS-SVM is binary", X, np.arange(20) % 3, 2)
     raises("X has 20 rows but y has 19 labels", X, Y[:19], 2)
     raises("y must be 1-dimensional", X, np.stack([Y, Y], axis=1), 2)
     raises("y contains NaN", X, np.where(np.arange(20) == 3, np.nan, Y), 2)
@@ -318,7 +317,7 @@ def test_dataframe_column_names_are_kept():
 
 @pytest.mark.parametrize("call, message", [
     (lambda X, y: make_instance(X, np.ones(20), B=1), "y has a single class (1 only)"),
-    (lambda X, y: make_instance(X, np.arange(20.0) % 3, B=1), "(seen [0, 1, 2]...)"),
+    (lambda X, y: encode_labels(np.arange(20.0) % 3, 20), "(seen [0, 1, 2]...)"),
     (lambda X, y: make_instance(X, y, B=np.float64(2.0)), "B must be an integer; got 2"),
     (lambda X, y: make_instance(X, y, B=2, C=np.float64(-1.0)), "C must be a finite number > 0; got -1"),
     (lambda X, y: make_instance(X, y, B=2, m=np.float64(5.0)), "m = 5 rows requested"),

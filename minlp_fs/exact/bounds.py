@@ -64,6 +64,19 @@ def primal_lower_bound(K: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray
     return float(_lower_bound(y, float(C), np.ascontiguousarray(alpha, dtype=float), grad))
 
 
+def _machines(instance, alpha) -> list:
+    """(binary instance, its alpha) of each SVM of ``instance``: itself, or the K one-vs-rest parts of a
+    multiclass instance with the rows of the stacked alpha (:mod:`minlp_fs.multiclass`: g = sum_k g_k)."""
+    parts = getattr(instance, "parts", None)
+    return [(instance, alpha)] if parts is None else list(zip(parts, alpha))
+
+
+def instance_lower_bound(instance, K: np.ndarray, alpha: np.ndarray) -> float:
+    """:func:`primal_lower_bound` of the instance's value g: a multiclass instance sums the bounds of its
+    one-vs-rest machines (g = sum_k g_k and each g_k >= -P_k by weak duality)."""
+    return float(sum(primal_lower_bound(K, part.y, part.C, a) for part, a in _machines(instance, alpha)))
+
+
 def monotone(kernel) -> bool:
     """True when g is monotone nondecreasing in the subset: polynomial kernels with c >= 0."""
     return isinstance(kernel, PolynomialKernel) and kernel.coef0 >= 0
@@ -89,15 +102,18 @@ class FixedAlphaQuadratic:
 
     def __init__(self, instance, alpha: np.ndarray, universe):
         k = instance.kernel
-        sv = np.flatnonzero(alpha > 0)
-        v = alpha[sv] * instance.y[sv]
-        Xu = instance.X[np.ix_(sv, list(universe))]
-        u = Xu.T @ v
-        V = Xu.T @ (Xu * v[:, None])
         self.position = {int(j): i for i, j in enumerate(universe)}
-        self.W = k.gamma ** 2 * V * V
-        self.lin = k.coef0 * k.gamma * u * u + 0.5 * np.diagonal(self.W)
-        self.const = 0.5 * k.coef0 ** 2 * float(v.sum()) ** 2 - float(alpha.sum())
+        self.W, self.lin, self.const = 0.0, 0.0, 0.0
+        for part, a in _machines(instance, alpha):     # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
+            sv = np.flatnonzero(a > 0)
+            v = a[sv] * part.y[sv]
+            Xu = part.X[np.ix_(sv, list(universe))]
+            u = Xu.T @ v
+            V = Xu.T @ (Xu * v[:, None])
+            W = k.gamma ** 2 * V * V
+            self.W = self.W + W
+            self.lin = self.lin + k.coef0 * k.gamma * u * u + 0.5 * np.diagonal(W)
+            self.const += 0.5 * k.coef0 ** 2 * float(v.sum()) ** 2 - float(a.sum())
 
     def index(self, subset) -> np.ndarray:
         return np.array([self.position[int(j)] for j in subset], dtype=int)

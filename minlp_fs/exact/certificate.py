@@ -32,6 +32,7 @@ from ..alpha import AlphaSubproblem
 from ..errors import InputError
 from ..instance import make_instance
 from ..kernels import make_kernel
+from ..multiclass import binary_only
 from ..objective import feasibility_violation
 from . import tree
 from .bounds import fit_child_bounds, monotone, probe_bound
@@ -68,6 +69,7 @@ class Recorder:
     """Collects the nodes of a search for its certificate."""
 
     def __init__(self, instance):
+        binary_only(instance, "bnb's certificate (minlp-fs verify replays it on the binary problem)")
         self.instance = instance
         self.nodes: list[dict] = []
 

@@ -51,13 +51,12 @@ from ..alpha import DEFAULT_TOL, AlphaSubproblem
 from ..blas import on_one_blas_thread
 from ..errors import InputError
 from ..methods import Method, canonical_name, get_method, method_class
-from ..objective import dual_objective
 from ..options import n_jobs_option, option, time_limit_option
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from ..workers import cpu_count
 from . import tree
-from .bounds import fit_child_bounds, fit_order, monotone, primal_lower_bound, probe_bound, relaxed_gram
+from .bounds import fit_child_bounds, fit_order, instance_lower_bound, monotone, probe_bound, relaxed_gram
 from .certificate import Recorder
 
 #: seconds between two refreshes of the global bound (trace, progress bar)
@@ -170,13 +169,13 @@ class _Search:
     def _qp(self, K, warm, incumbent, loose: bool = False):
         """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
         (a value, or None); thread-safe (the oracle counts under its lock). ``loose``: solved to
-        PROBE_TOL only, its score the weak-duality lower bound (:func:`.bounds.primal_lower_bound`),
+        PROBE_TOL only, its score the weak-duality lower bound (:func:`.bounds.instance_lower_bound`),
         its value None (paper sense: a score bound is all a probe of an inner node is used for)."""
         alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent)
         if exact and loose:
-            return self.inst.score(primal_lower_bound(K, self.inst.y, self.inst.C, alpha)), True, alpha, None
+            return self.inst.score(instance_lower_bound(self.inst, K, alpha)), True, alpha, None
         if exact:
-            value = dual_objective(alpha, K, self.inst.y)
+            value = self.inst.gram_objective(alpha, K)
             return self.inst.score(value), True, alpha, value
         return self.inst.score(incumbent), False, alpha, None
 

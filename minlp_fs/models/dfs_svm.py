@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from ..errors import InputError
+from ..multiclass import binary_only
 from ..objective import svm_primal
 from .formulation import ALPHA, B_VAR, BETA, C_VAR, T_VAR, XI, Block, Formulation
 from .provenance import comment_lines, provenance
@@ -64,6 +65,7 @@ def build_model(instance, relax: bool = False, support=None, source: dict | None
     Python's cyclic garbage collector is paused while the O(m^2 n) expression objects are created
     (Pyomo's ``PauseGC``): otherwise it rescans the growing set of objects again and again.
     """
+    binary_only(instance, "the Pyomo model of problem (4) (export, SCIP, Ipopt, GAMS)")
     from pyomo.common.gc_manager import PauseGC
 
     with PauseGC():

@@ -43,6 +43,7 @@ from ..alpha import AlphaSubproblem
 from ..blas import one_blas_thread
 from ..errors import InputError, MinlpFsError, SolverUnavailableError, UnavailableKind
 from ..methods import REGISTRY, Method, method_class
+from ..multiclass import binary_only
 from ..options import option, seed_option
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
@@ -186,6 +187,7 @@ class SolverMethod(Method):
         """The fixed sequence; ``start`` is ignored when ``warm_start`` is False, and the callback
         receives the solver's incumbent trace once the run is over (then the polished point)."""
         run.info["scope"] = self.scope
+        binary_only(run.instance, self.name)  # the MINLP/NLP models are the binary problem (4)
         avail = self.availability(run.instance)
         if not avail:
             raise avail.error()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError, SolverUnavailableError
 from ..methods import Method, canonical_name, get_method, method_class
+from ..multiclass import binary_only
 from ..options import option, seed_option
 from ..result import Status
 from ..stopping import SearchStopped
@@ -64,6 +65,7 @@ class Hybrid(Method):
 
     def _search(self, run) -> Status:
         instance, inc, deadline = run.instance, run.incumbent, run.deadline
+        binary_only(instance, self.label)
         solver_name, heur_name = canonical_name(self.solver), canonical_name(self.heuristic)
         rounds, certified, status = [], False, Status.CONVERGED
         # the bound starts at the one valid for every instance (g bounds, Remark 1): paper (min g),
