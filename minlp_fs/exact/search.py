@@ -181,7 +181,7 @@ class _Search:
         if exact:
             self.inc.offer(value, subset, alpha, "bnb")
         if self.recorder:
-            self.recorder.leaf(subset, value)
+            self.recorder.leaf(subset, value, alpha)
 
     def _push(self, children: list) -> None:
         """Push the children so that the first is popped first; prune those whose bound reaches the incumbent."""
@@ -214,7 +214,7 @@ class _Search:
                 self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
-            self.recorder.probes(node.fixed, node.free, node.need, order, values, scores)
+            self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
         self._push([_Node(f, F, node.need - 1, probe_bound(scores, order, t, node.need, node.bound), alphas[order[t]])
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
 
