@@ -67,7 +67,7 @@ def proofs(tmp_path_factory):
 def test_cheap_bounds_replace_the_qps(proofs, sense):
     verdict = verify(proofs[sense])
     assert verdict.proven, verdict.reason
-    assert verdict.n_qps == 1 and verdict.n_cheap > 0   # only the claimed optimum is solved
+    assert verdict.n_qps <= 1 and verdict.n_cheap > 0   # at most the claimed optimum is solved
     assert verdict.tolerance == pytest.approx(1e-6 * max(1.0, abs(verdict.value)))
 
 
