@@ -76,9 +76,10 @@ class BranchAndBound(Method):
     The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
     finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
     ``marginal``: use the fixed-alpha marginal bound (fit sense, polynomial kernels);
-    ``certificate``: path of a JSON proof to write. ``n_jobs``: threads solving the probe QPs of a
-    paper-sense expansion (-1: one per core; numba's SMO releases the GIL); the tree, hence the
-    answer, is the same for any n_jobs. The fit sense solves one QP per node, on one thread.
+    ``certificate``: path of a JSON proof to write. ``n_jobs``: 1, this sequential search; otherwise
+    worker processes (-1: one per core) searching disjoint subtrees, through joblib's ``backend``
+    (loky, or a dask/ray cluster at ``scheduler``): :mod:`.parallel`, whose tree and answer are the
+    same for any n_jobs (the optimum's value is the sequential one's too).
     An ``oracle`` passed to :meth:`solve` lends its KKT tolerance (the search solves its own QPs).
     """
 
@@ -88,6 +89,9 @@ class BranchAndBound(Method):
     incumbent: str = option("alpha-start", str, doc="heuristic run first for the incumbent ('none': only the start)")
     marginal: bool = option(True, bool, doc="fixed-alpha marginal bound (fit sense, polynomial kernels)")
     certificate: str | None = option(None, str, none=True, doc="JSON file to write the proof to (minlp-fs verify)")
+    backend: str = option("loky", str, choices=("loky", "dask", "ray"),
+                          doc="joblib backend of the worker processes (with n_jobs != 1, or dask/ray)")
+    scheduler: str | None = option(None, str, none=True, doc="dask/ray scheduler address (default: a local cluster)")
 
     name = "bnb"
     uses_start = True
@@ -97,12 +101,18 @@ class BranchAndBound(Method):
         super().check()
         if self.incumbent != "none" and method_class(self.incumbent).certifies:
             raise InputError(f"bnb: incumbent must be a heuristic (or 'none'); got {self.incumbent!r}")
+        if self.scheduler is not None and self.backend == "loky":
+            raise InputError("bnb: a scheduler needs backend 'dask' or 'ray'")
         if self.certificate is not None and not Path(self.certificate).resolve().parent.is_dir():
             raise InputError(f"bnb: cannot write the certificate {self.certificate}: its folder "
                              f"{Path(self.certificate).resolve().parent} does not exist")
 
     @on_one_blas_thread
     def _search(self, run):
+        if self.n_jobs != 1 or self.backend != "loky":  # subtrees in worker processes (minlp_fs.exact.parallel)
+            from .parallel import parallel_search
+
+            return parallel_search(self, run)
         return _Search(self, run).search(run.requested_start)
 
 
@@ -288,6 +298,41 @@ class _Search:
         if self.inc.value is None or not np.isfinite(bound):
             return float("inf")
         return 100.0 * max(self._score_inc() - bound, 0.0) / max(abs(self.inc.value), 1e-12)
+
+    # ---- entry points of the parallel search (minlp_fs.exact.parallel) ------------------------
+    def start(self, start) -> list:
+        """The root node, warm-started by the incumbent heuristic's alpha ([] once the incumbent proves optimal)."""
+        self._root()
+        self._heuristic(start)
+        root = self.stack.pop()
+        root.alpha = self.inc.alpha
+        return [] if self.inc.proves_optimal else [root]
+
+    def expand(self, node: _Node) -> list:
+        """Process one node (bound, expand or solve it); its surviving children, first to search first."""
+        self._process(node)
+        children = self.stack[::-1]
+        self.stack.clear()
+        return children
+
+    def search_nodes(self, nodes: list) -> Status:
+        """Depth-first search of the subtrees of ``nodes`` (first searched first) from the current incumbent;
+        a stop leaves the open nodes in ``stack`` and ``current`` (their bounds stay valid)."""
+        self.stack.extend(reversed(nodes))
+        try:
+            while self.stack:
+                self.counts["max_open"] = max(self.counts["max_open"], len(self.stack))
+                self.current = self.stack.pop()
+                self._process(self.current)
+                self.current = None
+                if self.inc.proves_optimal:
+                    self.stack.clear()
+                self._check_time()
+        except SearchStopped as stop:
+            return stop.status
+        except KeyboardInterrupt:
+            return Status.INTERRUPTED
+        return Status.OPTIMAL
 
     # ---- main loop --------------------------------------------------------------------------
     def _root(self) -> None:
