@@ -9,11 +9,16 @@
     bound and gap, QPs against C(n, B).
 (c) bnb's incumbent: none, the alpha-start (the default) or LS*, on the largest instances of (a).
 (d) One certificate per dataset: ``minlp-fs certify --method bnb --certificate FILE``, then
-    ``minlp-fs verify FILE`` (a separate process replaying every bound with libsvm); file size, times.
+    ``minlp-fs verify FILE`` in a separate process, with 1 and 2 worker processes (every bound
+    recomputed: weak duality and feasible alphas without a QP, libsvm where those do not close);
+    file size, times, the bounds checked without a QP, the solves, the verdict and its tolerance.
+(e) Parallel bnb: ``--jobs 1`` (the sequential search) against ``--jobs 2`` (subtrees in loky worker
+    processes), back to back: wall time, nodes, QPs, same optimum.
+(d) and (e) run alone with ``--certificates`` and write their own section (bench_bnb_certificates).
 
 Wall times on a shared 2-core machine: compare the ratios of a row, measured back to back. Usage:
 
-    python benchmarks/bench_bnb.py [--quick] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
+    python benchmarks/bench_bnb.py [--quick] [--certificates] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
 """
 from __future__ import annotations
 
@@ -48,6 +53,9 @@ CERTIFICATES = [("wholesale", "poly2", "fit", 3), ("diabetes", "poly3", "fit", 4
                 ("cleveland", "poly3", "paper", 6), ("parkinsons", "poly3", "paper", 6),
                 ("german", "poly2", "fit", 3), ("bcd", "poly2", "fit", 4), ("ionosphere", "poly2", "fit", 4),
                 ("sonar", "poly2", "fit", 3)]
+#: (dataset, kernel, sense, B) for part (e): bnb with --jobs 1 and 2
+PARALLEL_CASES = [("parkinsons", "poly3", "paper", 6), ("ionosphere", "poly2", "fit", 4), ("sonar", "poly2", "fit", 3),
+                  ("parkinsons", "poly3", "fit", 8)]
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -133,8 +141,9 @@ def cli(*args):
 
 def certificates(data_dir, cases, folder):
     rows = ["| dataset | kernel | sense | B | objective | certify time (s) | certificate (kB) | nodes recorded | "
-            "verify time (s) | libsvm solves | verify exit status | verdict |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "verify time (s), 1 job | verify time (s), 2 jobs | bounds without a QP | solves | verify exit status | "
+            "verdict (tolerance) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for ds, kernel, sense, B in cases:
         path = Path(folder) / f"{ds}-{kernel}-{sense}-B{B}.json"
         proc, t_c = cli("certify", "--method", "bnb", "--dataset", ds, "--data-dir", data_dir, "--kernel", kernel,
@@ -144,12 +153,53 @@ def certificates(data_dir, cases, folder):
         res = json.loads(proc.stdout)
         nodes = len(json.loads(path.read_text())["nodes"])
         check, t_v = cli("verify", str(path), "--json")
-        verdict = json.loads(check.stdout)
+        check2, t_v2 = cli("verify", str(path), "--json", "--jobs", "2")
+        verdict, verdict2 = json.loads(check.stdout), json.loads(check2.stdout)
+        same = verdict2["proven"] == verdict["proven"]
         rows.append(f"| {ds} | {kernel} | {sense} | {B} | {res['objective']:.6f} | {t_c:.1f} | "
-                    f"{path.stat().st_size / 1024:.0f} | {nodes:,} | {t_v:.1f} | {verdict['n_qps']:,} | "
-                    f"{check.returncode} | {'proven' if verdict['proven'] else 'NOT proven: ' + verdict['reason']} |")
+                    f"{path.stat().st_size / 1024:.0f} | {nodes:,} | {t_v:.1f} | {t_v2:.1f}{'' if same else ' (other verdict!)'} | "
+                    f"{verdict['n_cheap']:,} | {verdict['n_qps']:,} | {check.returncode} | "
+                    + (f"proven ({verdict['tolerance']:.2g})" if verdict['proven'] else 'NOT proven: ' + verdict['reason'])
+                    + " |")
         print(rows[-1], flush=True)
     return rows
+
+
+def parallel_runs(data_dir, cases):
+    rows = ["| dataset | kernel | sense | B | C(n,B) | same optimum | time (s), 1 job | time (s), 2 jobs | time ratio | "
+            "nodes, 1 job | nodes, 2 jobs | QPs, 1 job | QPs, 2 jobs | subtrees / waves |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for ds, kernel, sense, B in cases:
+        inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
+        one, t1 = timed(inst, "bnb")
+        two, t2 = timed(inst, "bnb", n_jobs=2)
+        same = one.features == two.features and abs(one.objective - two.objective) <= 1e-6 * max(1.0, abs(one.objective))
+        par = two.info["parallel"]
+        rows.append(f"| {ds} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | {'yes' if same else 'NO'} | "
+                    f"{t1:.1f} | {t2:.1f} | {t1 / t2:.2f}x | {one.info['nodes']:,} | {two.info['nodes']:,} | "
+                    f"{one.info['qps']:,} | {two.info['qps']:,} | {par['subtrees']} / {par['waves']} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
+def certificates_section(args, folder, quick):
+    """Parts (d) and (e) alone, in their own section."""
+    started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
+    out = ["### (d) One certificate per dataset: `minlp-fs certify --method bnb --certificate FILE`, "
+           "then `minlp-fs verify FILE [--jobs 2]` (separate processes)", "",
+           *certificates(args.data_dir, CERTIFICATES[:2] if quick else CERTIFICATES, folder), "",
+           "### (e) Parallel bnb: `--jobs 1` (sequential search) vs `--jobs 2` (subtrees in 2 loky worker "
+           "processes, including their start), back to back in this process", "",
+           *parallel_runs(args.data_dir, PARALLEL_CASES[:1] if quick else PARALLEL_CASES)]
+    elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
+    head = ["## Branch-and-bound certificates and parallel bnb (bench_bnb.py --certificates)", "",
+            f"Command: `{command('bench_bnb.py')}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, "
+            f"total {elapsed:.0f} s.",
+            f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {load1[0]:.1f}. "
+            "C = 10, gamma = 0.1, c = 1 (the paper's). verify's verdict: no subset beats the claimed value by "
+            "more than the tolerance shown, 1e-6 x max(1, |value|); solves = the verifier's SVM solves (libsvm, "
+            "then the package's SMO at 1e-10 where libsvm's duality gap is too wide).", ""]
+    return elapsed, "\n".join(head + out)
 
 
 def main():
@@ -157,7 +207,16 @@ def main():
     add_io_args(p)
     p.add_argument("--quick", action="store_true", help="two small datasets, poly2, no part (b)")
     p.add_argument("--cert-dir", default=None, help="folder for the certificates (default: a temporary one)")
+    p.add_argument("--certificates", action="store_true", help="only parts (d) and (e), in their own section")
     args = p.parse_args()
+    if args.certificates:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = args.cert_dir or tmp
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            elapsed, text = certificates_section(args, folder, args.quick)
+        write_section(args.output, "bench_bnb_certificates" + ("_quick" if args.quick else ""), text)
+        print(f"wrote {args.output} in {elapsed:.0f} s")
+        return
     started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
     cmd = command("bench_bnb.py")
     quick = args.quick
@@ -174,12 +233,7 @@ def main():
                 *beyond(args.data_dir, BEYOND, BEYOND_LIMIT)]
         out += ["", "### (c) bnb's incumbent heuristic (`incumbent=`): none, alpha-start (default), LS*", "",
                 *incumbents(args.data_dir, INCUMBENT_CASES)]
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = args.cert_dir or tmp
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        out += ["", "### (d) One certificate per dataset: `minlp-fs certify --method bnb --certificate FILE`, "
-                "then `minlp-fs verify FILE` (separate processes; verify replays every bound with libsvm)", "",
-                *certificates(args.data_dir, CERTIFICATES[:2] if quick else CERTIFICATES, folder)]
+    out += ["", "(d) certificates and (e) parallel bnb: section bench_bnb_certificates (`--certificates`)."]
     elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
     head = ["## Branch-and-bound certification (bench_bnb.py)", "",
             f"Command: `{cmd}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, total {elapsed:.0f} s.",
