@@ -120,3 +120,18 @@ def test_weakened_alphas_still_prove_by_libsvm_fallback(proofs, sense):
     verdict = verify(doc)
     assert verdict.proven, verdict.reason
     assert verdict.n_qps > 1
+
+
+@pytest.mark.parametrize("sense", SENSES)
+def test_a_version_1_certificate_without_alphas_verifies_by_solves(proofs, sense):
+    doc = copy.deepcopy(proofs[sense])
+    doc["version"] = 1
+    doc["claim"].pop("alpha")
+    for rec in doc["nodes"]:
+        if rec["kind"] == "leaf":
+            rec.pop("alpha")
+        for p in rec.get("probes", []):
+            del p[3:]
+    verdict = verify(doc)
+    assert verdict.proven, verdict.reason
+    assert verdict.n_qps > 1
