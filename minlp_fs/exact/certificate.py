@@ -209,6 +209,13 @@ def dual_lower_bound(inst, subset, a: np.ndarray) -> float:
     return -(0.5 * quad + C * _min_hinge(y - o, y))
 
 
+def _objective(inst, subset, alpha) -> float:
+    """f(alpha, subset) by the package's objective on alpha's support (the other terms are 0)."""
+    sv = np.flatnonzero(alpha)
+    X = inst.X[sv]
+    return dual_objective(alpha[sv], inst.kernel.gram(X, list(subset), Z=X), inst.y[sv])
+
+
 def _feasible(inst, alpha) -> bool:
     return (alpha is not None and alpha.shape == (inst.m,)
             and feasibility_violation(alpha, inst.y, inst.C) <= FEASIBLE_RTOL * inst.C * inst.m)
@@ -221,7 +228,7 @@ def score_bound(inst, subset, alpha) -> float | None:
         return None
     if inst.sense == "paper":
         return dual_lower_bound(inst, subset, alpha)
-    return -inst.objective(alpha, subset) if _feasible(inst, alpha) else None
+    return -_objective(inst, subset, alpha) if _feasible(inst, alpha) else None
 
 
 class _Exact:
@@ -266,7 +273,7 @@ def _record_bounds(inst, rec: dict):
         alpha = _dense(rec.get("alpha"), m)
         if not _feasible(inst, alpha):
             return None
-        universe = -inst.objective(alpha, tree.universe(fixed, free))
+        universe = -_objective(inst, tree.universe(fixed, free), alpha)
         marginal = marginal_gains(inst, alpha, fixed, free) if rec["order"] is not None and rec["marginal"] else None
         return universe, marginal
     return None
@@ -316,7 +323,7 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
     alpha = _dense(claim.get("alpha"), inst.m)
     bracket = (-np.inf, np.inf)
     if alpha is not None:  # the claim's own alpha: no QP when it is close enough
-        bracket = (dual_lower_bound(inst, subset, alpha), inst.objective(alpha, subset) if _feasible(inst, alpha) else np.inf)
+        bracket = (dual_lower_bound(inst, subset, alpha), _objective(inst, subset, alpha) if _feasible(inst, alpha) else np.inf)
     for tight in (False, True):
         if not attained(bracket):
             bracket = exact.bracket(subset, tight)

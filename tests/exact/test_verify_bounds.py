@@ -135,3 +135,13 @@ def test_a_version_1_certificate_without_alphas_verifies_by_solves(proofs, sense
     verdict = verify(doc)
     assert verdict.proven, verdict.reason
     assert verdict.n_qps > 1
+
+
+def test_objective_on_the_support_is_the_objective():
+    from minlp_fs.exact.certificate import _objective
+
+    inst = random_instance(2, 30, 6, 3, "poly3", "fit")
+    alpha = AlphaSubproblem(inst).solve((0, 2, 4)).alpha
+    assert (alpha == 0).any()
+    for S in [(0, 2, 4), (1, 3, 5), (0, 1, 2, 3)]:
+        assert _objective(inst, S, alpha) == pytest.approx(inst.objective(alpha, S), rel=1e-12)
