@@ -11,16 +11,19 @@
 2. **Waves.** The frontier, in search order (best child first), is cut into waves of :data:`WAVE`
    subtrees. Every subtree of a wave whose bound is below the incumbent's score runs the sequential
    depth-first search (``_Search.search_nodes``) in a worker, from the incumbent known when its wave
-   starts: workers get the fresher incumbent of the earlier waves. Workers are joblib's, through the
-   experiments' route (:func:`minlp_fs.experiments.runner.backend_context`): loky processes on this
-   machine, a Dask or Ray cluster with ``scheduler``.
+   starts (workers get the fresher incumbent of the earlier waves), for at most :data:`NODE_BUDGET`
+   nodes: what it leaves open goes back to the front of the frontier, in search order, so one large
+   subtree does not keep a wave waiting (subtrees differ in size by orders of magnitude after
+   pruning). Workers are joblib's, through the experiments' route
+   (:func:`minlp_fs.experiments.runner.backend_context`): loky processes on this machine, a Dask or
+   Ray cluster with ``scheduler``.
 3. **Merge** after each wave, in frontier order: the incumbent is the best of the subtrees' by score,
    then by the lexicographically smallest sorted subset; node and QP counts are summed; the subtrees'
    certificate records are appended to the frontier's (one proof: :mod:`.certificate`).
 
-**Same answer for any number of workers.** The frontier and the waves depend neither on N nor on
-timing, and a subtree's search depends only on its node and the incumbent it starts from, which is
-the merge of the earlier waves. So the subset, the value, the counts and the certificate are the same
+**Same answer for any number of workers.** The frontier, the waves and the node budget depend neither
+on N nor on timing, and a subtree's search depends only on its node, the budget and the incumbent it
+starts from, which is the merge of the earlier waves. So the subset, the value, the counts and the certificate are the same
 for any N and backend (tests/exact/test_parallel.py); against the sequential search (N = 1) the value
 is the same optimum and the subset too unless two subsets tie exactly.
 
@@ -50,6 +53,8 @@ from .certificate import Recorder
 #: the workers, so that the tree and the answer do not depend on n_jobs
 SUBTREES = 64
 WAVE = 16
+#: nodes a worker processes before it hands back what it left open (a count, not a time: deterministic)
+NODE_BUDGET = 128
 
 
 def _size(node) -> int:
@@ -68,8 +73,10 @@ def grow_frontier(search, nodes: list, target: int = SUBTREES) -> list:
     return nodes
 
 
-def _run_subtree(options: dict, instance, node, incumbent: tuple, deadline_at, tol: float, record: bool) -> dict:
-    """Worker: the sequential search of ``node``'s subtree from ``incumbent`` = (value, subset, alpha)."""
+def _run_subtree(options: dict, instance, node, incumbent: tuple, deadline_at, tol: float, record: bool,
+                 budget: int = NODE_BUDGET) -> dict:
+    """Worker: the sequential search of ``node``'s subtree from ``incumbent`` = (value, subset, alpha), for at
+    most ``budget`` nodes; ``handed_back``: the nodes it left open (search order) when the budget ran out."""
     from .search import BranchAndBound, _Search
 
     with one_blas_thread():
@@ -81,13 +88,15 @@ def _run_subtree(options: dict, instance, node, incumbent: tuple, deadline_at, t
             run.incumbent.offer(value, subset, alpha, "parallel")
         search = _Search(method, run)
         search.recorder = Recorder(instance) if record else None
-        status = search.search_nodes([node])
+        status = search.search_nodes([node], budget)
         open_nodes = search.stack + ([search.current] if search.current is not None else [])
+        handed_back = search.stack[::-1] if status == Status.OPTIMAL else []
         inc = run.incumbent
         found = inc.value is not None and (value is None or instance.better(inc.value, value))
         return {"status": status, "found": found, "value": inc.value, "subset": inc.subset, "alpha": inc.alpha,
                 "counts": search.counts, "nodes": search.recorder.nodes if record else [],
-                "open_bound": min((n.bound for n in open_nodes), default=None), "open_nodes": len(open_nodes)}
+                "handed_back": handed_back, "open_bound": None if handed_back else min((n.bound for n in open_nodes), default=None),
+                "open_nodes": 0 if handed_back else len(open_nodes)}
 
 
 def _merge_counts(total: dict, part: dict) -> None:
@@ -110,7 +119,6 @@ def parallel_search(method, run) -> Status:
     try:
         frontier = search.start(run.requested_start)
         grow_frontier(search, frontier)
-        bar.reset(total=len(frontier))
         with backend_context(method.backend, workers, method.scheduler) as jobs:
             from joblib import Parallel, delayed
 
@@ -122,8 +130,9 @@ def parallel_search(method, run) -> Status:
                     search.counts["pruned_bound"] += len(wave) - len(todo)
                     start = (inc.value, inc.subset, inc.alpha)
                     results = parallel(delayed(_run_subtree)(options, inst, n, start, run.deadline.at, search.qp.tol,
-                                                             record) for n in todo)
+                                                             record, NODE_BUDGET) for n in todo)
                     del frontier[:WAVE]
+                    frontier[:0] = [n for r in results for n in r["handed_back"]]
                     n_waves, n_subtrees = n_waves + 1, n_subtrees + len(todo)
                     found = [r for r in results if r["found"]]
                     if found:
@@ -153,7 +162,7 @@ def parallel_search(method, run) -> Status:
         bar.close()
     frontier += search.stack + ([search.current] if search.current is not None else [])  # a stop in the heuristic
     return _finish(search, method, run, status, open_bounds, frontier,
-                   {"n_workers": workers, "backend": method.backend, "subtrees": n_subtrees, "waves": n_waves})
+                   {"n_workers": workers, "backend": method.backend, "tasks": n_subtrees, "waves": n_waves})
 
 
 def _bound(search, open_bounds: list, frontier: list) -> float:

@@ -315,12 +315,14 @@ class _Search:
         self.stack.clear()
         return children
 
-    def search_nodes(self, nodes: list) -> Status:
-        """Depth-first search of the subtrees of ``nodes`` (first searched first) from the current incumbent;
-        a stop leaves the open nodes in ``stack`` and ``current`` (their bounds stay valid)."""
+    def search_nodes(self, nodes: list, max_nodes: int | None = None) -> Status:
+        """Depth-first search of the subtrees of ``nodes`` (first searched first) from the current incumbent,
+        processing at most ``max_nodes`` nodes; a stop or the budget leaves the open nodes in ``stack`` (the
+        next one last) and ``current`` (their bounds stay valid)."""
         self.stack.extend(reversed(nodes))
+        budget = self.counts["nodes"] + max_nodes if max_nodes is not None else None
         try:
-            while self.stack:
+            while self.stack and (budget is None or self.counts["nodes"] < budget):
                 self.counts["max_open"] = max(self.counts["max_open"], len(self.stack))
                 self.current = self.stack.pop()
                 self._process(self.current)

@@ -53,7 +53,7 @@ def test_same_optimum_for_any_jobs(instances, kernel, sense, tmp_path):
     assert two.objective == one.objective
     for key in ("nodes", "qps", "expanded", "leaves"):
         assert one.info[key] == two.info[key], key
-    assert two.info["parallel"]["subtrees"] > 0, "the frontier left no subtree to the workers"
+    assert two.info["parallel"]["tasks"] > 0, "the frontier left no subtree to the workers"
     assert load(tmp_path / "one.json")["nodes"] == load(tmp_path / "two.json")["nodes"]
     assert verify(load(tmp_path / "two.json")).proven
 
@@ -163,3 +163,17 @@ def test_a_stopped_subtree_reports_a_valid_open_bound(sense):
             assert r["open_bound"] <= min(inside) + 1e-6 * max(1.0, abs(min(inside)))
             checked += 1
     assert checked > 0
+
+
+def test_a_worker_hands_back_what_its_node_budget_left_open():
+    """Budget of 1 node: the worker expands its node and hands back the open children, in search order."""
+    from minlp_fs.exact.search import _Search
+
+    inst = random_instance(5, 40, 12, 5, "poly2", "fit")
+    method = BranchAndBound(incumbent="none")
+    search = _Search(method, Run(method, inst, None, None, None))
+    root = search.start(None)[0]
+    r = parallel._run_subtree({"incumbent": "none"}, inst, root, (None, None, None), None, 1e-7, False, budget=1)
+    assert r["status"] == "optimal" and r["counts"]["nodes"] == 1 and r["open_bound"] is None
+    expected = search.expand(root)
+    assert [(n.fixed, n.free, n.need) for n in r["handed_back"]] == [(n.fixed, n.free, n.need) for n in expected]
