@@ -79,6 +79,7 @@ def _run_subtree(options: dict, instance, node, incumbent: tuple, deadline_at, t
     most ``budget`` nodes; ``handed_back``: the nodes it left open (search order) when the budget ran out."""
     from .search import BranchAndBound, _Search
 
+    cpu = time.process_time()
     with one_blas_thread():
         method = BranchAndBound(**options)
         run = Run(method, instance, None, AlphaSubproblem(instance, tol=tol), None)
@@ -95,7 +96,7 @@ def _run_subtree(options: dict, instance, node, incumbent: tuple, deadline_at, t
         found = inc.value is not None and (value is None or instance.better(inc.value, value))
         return {"status": status, "found": found, "value": inc.value, "subset": inc.subset, "alpha": inc.alpha,
                 "counts": search.counts, "nodes": search.recorder.nodes if record else [],
-                "handed_back": handed_back, "open_bound": None if handed_back else min((n.bound for n in open_nodes), default=None),
+                "cpu_s": time.process_time() - cpu, "handed_back": handed_back, "open_bound": None if handed_back else min((n.bound for n in open_nodes), default=None),
                 "open_nodes": 0 if handed_back else len(open_nodes)}
 
 
@@ -114,7 +115,7 @@ def parallel_search(method, run) -> Status:
     search = _Search(method, run)
     options = {"marginal": method.marginal, "incumbent": "none"}
     record = method.certificate is not None
-    status, frontier, open_bounds, n_waves, n_subtrees = Status.OPTIMAL, [], [], 0, 0
+    status, frontier, open_bounds, n_waves, n_subtrees, worker_cpu = Status.OPTIMAL, [], [], 0, 0, 0.0
     bar = tqdm(disable=not method.progress, unit="subtree", desc=f"bnb {inst.name} ({workers} workers)")
     try:
         frontier = search.start(run.requested_start)
@@ -139,6 +140,7 @@ def parallel_search(method, run) -> Status:
                         best = min(found, key=lambda r: (inst.score(r["value"]), tuple(sorted(r["subset"]))))
                         inc.offer(best["value"], best["subset"], best["alpha"], "bnb")
                     for r in results:
+                        worker_cpu += r["cpu_s"]
                         _merge_counts(search.counts, r["counts"])
                         if search.recorder is not None:
                             search.recorder.nodes.extend(r["nodes"])
@@ -162,7 +164,8 @@ def parallel_search(method, run) -> Status:
         bar.close()
     frontier += search.stack + ([search.current] if search.current is not None else [])  # a stop in the heuristic
     return _finish(search, method, run, status, open_bounds, frontier,
-                   {"n_workers": workers, "backend": method.backend, "tasks": n_subtrees, "waves": n_waves})
+                   {"n_workers": workers, "backend": method.backend, "tasks": n_subtrees, "waves": n_waves,
+                    "worker_cpu_s": worker_cpu})
 
 
 def _bound(search, open_bounds: list, frontier: list) -> float:
