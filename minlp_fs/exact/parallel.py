@@ -24,7 +24,7 @@
 **Same answer for any number of workers.** The frontier, the waves and the node budget depend neither
 on N nor on timing, and a subtree's search depends only on its node, the budget and the incumbent it
 starts from, which is the merge of the earlier waves. So the subset, the value, the counts and the certificate are the same
-for any N and backend (tests/exact/test_parallel.py); against the sequential search (N = 1) the value
+for any N and backend (tests/exact/test_bnb_parallel.py); against the sequential search (N = 1) the value
 is the same optimum and the subset too unless two subsets tie exactly.
 
 **Anytime.** The global bound is the least of the incumbent's score and the bound of every subtree
