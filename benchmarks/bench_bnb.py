@@ -11,14 +11,16 @@
 (e) bnb at the paper's B_max (Parkinsons 11, German 9, BCD 12, Ionosphere 10, Sonar 6), every polynomial
     kernel, both senses, with a time limit: status, gap, time, QPs (the certified grid's target).
 (d) One certificate per dataset: ``minlp-fs certify --method bnb --certificate FILE``, then
-    ``minlp-fs verify FILE`` (a separate process replaying every bound with libsvm); file size, times.
+    ``minlp-fs verify FILE`` in a separate process, with 1 and 2 worker processes (every bound
+    recomputed: weak duality and feasible alphas without a QP, libsvm where those do not close);
+    file size, times, the bounds checked without a QP, the solves, the verdict and its tolerance.
+(f) Parallel bnb: ``--jobs 1`` (the sequential search) against ``--jobs 2`` (subtrees in loky worker
+    processes), back to back: wall time, nodes, QPs, same optimum.
+(d) and (f) run alone with ``--certificates`` and write their own section (bench_bnb_certificates).
 
 Wall times on a shared 2-core machine: compare the ratios of a row, measured back to back. Usage:
 
-    python benchmarks/bench_bnb.py [--quick] [--skip-certificates] [--data-dir ../shared/datasets]
-                                   [--output benchmarks/RESULTS.md]
-
-``--skip-certificates`` keeps part (d) as the report has it (from an earlier run) and reruns the rest.
+    python benchmarks/bench_bnb.py [--quick] [--certificates] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
 """
 from __future__ import annotations
 
@@ -56,6 +58,8 @@ CERTIFICATES = [("wholesale", "poly2", "fit", 3), ("diabetes", "poly3", "fit", 4
 #: the paper's B_max per dataset (Table cert-coverage) for part (e), each run with PAPER_BMAX_LIMIT seconds
 PAPER_BMAX = [("parkinsons", 11), ("german", 9), ("bcd", 12), ("ionosphere", 10), ("sonar", 6)]
 PAPER_BMAX_LIMIT = 20.0
+#: (dataset, kernel, sense, B) for part (f): bnb with --jobs 1 and 2
+PARALLEL_CASES = [("parkinsons", "poly3", "paper", 6), ("ionosphere", "poly2", "fit", 4), ("sonar", "poly2", "fit", 3)]
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -66,6 +70,13 @@ def timed(inst, method, cpu=None, **options):
     if cpu is not None:
         cpu.append(time.process_time() - c)
     return res, time.perf_counter() - t
+
+
+def cpu_timed(inst, method, **options):
+    """(result, wall s, CPU s of this process and of bnb's workers)."""
+    c = time.process_time()
+    res, t = timed(inst, method, **options)
+    return res, t, time.process_time() - c + res.info.get("parallel", {}).get("worker_cpu_s", 0.0)
 
 
 def warm_up(data_dir):
@@ -140,17 +151,6 @@ def at_paper_bmax(data_dir, cases, limit):
     return rows
 
 
-def previous_part(path, heading: str) -> list:
-    """The lines of the report's bench_bnb part starting with ``heading`` (up to the next part), or []."""
-    text = Path(path).read_text() if Path(path).exists() else ""
-    if "<!-- bench_bnb:start -->" not in text or heading not in text:
-        return []
-    section = text[text.index("<!-- bench_bnb:start -->"):text.index("<!-- bench_bnb:end -->")]
-    part = section[section.index(heading):] if heading in section else ""
-    nxt = part.find("\n### ", 1)
-    return (part if nxt < 0 else part[:nxt]).rstrip().splitlines()
-
-
 def incumbents(data_dir, cases):
     rows = ["| dataset | kernel | sense | B | incumbent | time (s) | heuristic QPs | tree QPs | nodes |",
             "|---|---|---|---|---|---|---|---|---|"]
@@ -173,8 +173,9 @@ def cli(*args):
 
 def certificates(data_dir, cases, folder):
     rows = ["| dataset | kernel | sense | B | objective | certify time (s) | certificate (kB) | nodes recorded | "
-            "verify time (s) | libsvm solves | verify exit status | verdict |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "verify time (s), 1 job | verify time (s), 2 jobs | bounds without a QP | solves | verify exit status | "
+            "verdict (tolerance) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for ds, kernel, sense, B in cases:
         path = Path(folder) / f"{ds}-{kernel}-{sense}-B{B}.json"
         proc, t_c = cli("certify", "--method", "bnb", "--dataset", ds, "--data-dir", data_dir, "--kernel", kernel,
@@ -184,21 +185,73 @@ def certificates(data_dir, cases, folder):
         res = json.loads(proc.stdout)
         nodes = len(json.loads(path.read_text())["nodes"])
         check, t_v = cli("verify", str(path), "--json")
-        verdict = json.loads(check.stdout)
+        check2, t_v2 = cli("verify", str(path), "--json", "--jobs", "2")
+        verdict, verdict2 = json.loads(check.stdout), json.loads(check2.stdout)
+        same = verdict2["proven"] == verdict["proven"]
         rows.append(f"| {ds} | {kernel} | {sense} | {B} | {res['objective']:.6f} | {t_c:.1f} | "
-                    f"{path.stat().st_size / 1024:.0f} | {nodes:,} | {t_v:.1f} | {verdict['n_qps']:,} | "
-                    f"{check.returncode} | {'proven' if verdict['proven'] else 'NOT proven: ' + verdict['reason']} |")
+                    f"{path.stat().st_size / 1024:.0f} | {nodes:,} | {t_v:.1f} | {t_v2:.1f}{'' if same else ' (other verdict!)'} | "
+                    f"{verdict['n_cheap']:,} | {verdict['n_qps']:,} | {check.returncode} | "
+                    + (f"proven ({verdict['tolerance']:.2g})" if verdict['proven'] else 'NOT proven: ' + verdict['reason'])
+                    + " |")
         print(rows[-1], flush=True)
     return rows
+
+
+def parallel_runs(data_dir, cases):
+    rows = ["| dataset | kernel | sense | B | C(n,B) | same optimum | time (s), 1 job | time (s), 2 jobs | time ratio | "
+            "CPU (s), 1 job | CPU (s), 2 jobs (main + workers) | nodes, 1 job | nodes, 2 jobs | QPs, 1 job | "
+            "QPs, 2 jobs | worker tasks / waves |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for ds, kernel, sense, B in cases:
+        inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
+        one, t1, c1 = cpu_timed(inst, "bnb")
+        two, t2, c2 = cpu_timed(inst, "bnb", n_jobs=2)
+        same = one.features == two.features and abs(one.objective - two.objective) <= 1e-6 * max(1.0, abs(one.objective))
+        par = two.info["parallel"]
+        rows.append(f"| {ds} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | {'yes' if same else 'NO'} | "
+                    f"{t1:.1f} | {t2:.1f} | {t1 / t2:.2f}x | {c1:.1f} | {c2:.1f} | {one.info['nodes']:,} | {two.info['nodes']:,} | "
+                    f"{one.info['qps']:,} | {two.info['qps']:,} | {par['tasks']} / {par['waves']} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
+def certificates_section(args, folder, quick):
+    """Parts (d) and (f) alone, in their own section."""
+    started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
+    out = ["### (d) One certificate per dataset: `minlp-fs certify --method bnb --certificate FILE`, "
+           "then `minlp-fs verify FILE [--jobs 2]` (separate processes)", "",
+           *certificates(args.data_dir, CERTIFICATES[:2] if quick else CERTIFICATES, folder), "",
+           "### (f) Parallel bnb: `--jobs 1` (sequential search) vs `--jobs 2` (subtrees in 2 loky worker "
+           "processes, including their start), back to back in this process; CPU = process time of this process "
+           "plus that of the workers' tasks: a CPU total near the sequential one, split over 2 workers, is what "
+           "2 free cores would turn into a wall-time gain; the wall time depends on the cores the machine's load leaves", "",
+           *parallel_runs(args.data_dir, PARALLEL_CASES[:1] if quick else PARALLEL_CASES)]
+    elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
+    head = ["## Branch-and-bound certificates and parallel bnb (bench_bnb.py --certificates)", "",
+            f"Command: `{command('bench_bnb.py')}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, "
+            f"total {elapsed:.0f} s.",
+            f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {load1[0]:.1f}. "
+            "C = 10, gamma = 0.1, c = 1 (the paper's). verify's verdict: no subset beats the claimed value by "
+            "more than the tolerance shown, 1e-6 x max(1, |value|); solves = the verifier's SVM solves (libsvm, "
+            "then the package's SMO at 1e-10 where libsvm's duality gap is too wide).", ""]
+    return elapsed, "\n".join(head + out)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_io_args(p)
     p.add_argument("--quick", action="store_true", help="two small datasets, poly2, no part (b)")
-    p.add_argument("--skip-certificates", action="store_true", help="keep part (d) from the report, rerun the rest")
     p.add_argument("--cert-dir", default=None, help="folder for the certificates (default: a temporary one)")
+    p.add_argument("--certificates", action="store_true", help="only parts (d) and (f), in their own section")
     args = p.parse_args()
+    if args.certificates:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = args.cert_dir or tmp
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            elapsed, text = certificates_section(args, folder, args.quick)
+        write_section(args.output, "bench_bnb_certificates" + ("_quick" if args.quick else ""), text)
+        print(f"wrote {args.output} in {elapsed:.0f} s")
+        return
     started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
     cmd = command("bench_bnb.py")
     quick = args.quick
@@ -217,16 +270,7 @@ def main():
                 *incumbents(args.data_dir, INCUMBENT_CASES)]
         out += ["", f"### (e) bnb at the paper's B_max, every polynomial kernel, both senses (time limit "
                 f"{PAPER_BMAX_LIMIT:.0f} s per run)", "", *at_paper_bmax(args.data_dir, PAPER_BMAX, PAPER_BMAX_LIMIT)]
-    kept = previous_part(args.output, "### (d)") if args.skip_certificates else []
-    if kept:
-        out += ["", *kept, "", "(Part (d) is kept from an earlier run: this run had `--skip-certificates`.)"]
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = args.cert_dir or tmp
-            Path(folder).mkdir(parents=True, exist_ok=True)
-            out += ["", "### (d) One certificate per dataset: `minlp-fs certify --method bnb --certificate FILE`, "
-                    "then `minlp-fs verify FILE` (separate processes; verify replays every bound with libsvm)", "",
-                    *certificates(args.data_dir, CERTIFICATES[:2] if quick else CERTIFICATES, folder)]
+    out += ["", "(d) certificates and (f) parallel bnb: section bench_bnb_certificates (`--certificates`)."]
     elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
     head = ["## Branch-and-bound certification (bench_bnb.py)", "",
             f"Command: `{cmd}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, total {elapsed:.0f} s.",

@@ -137,6 +137,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
                    help="auto (default): bnb for polynomial kernels on more than 1000 subsets or with --certificate, "
                         "else enumeration; or enumerate, bnb")
     c.add_argument("--certificate", default=None, help="bnb: write the proof to this JSON file (minlp-fs verify FILE)")
+    c.add_argument("--backend", default="loky", choices=("loky", "dask", "ray"),
+                   help="bnb: joblib backend of the --jobs workers (dask/ray: a cluster, see --scheduler)")
+    c.add_argument("--scheduler", default=None, help="bnb: dask/ray scheduler address (default: a local cluster)")
     add_verify_parser(sub)
     sv = sub.add_parser("solvers", help="list the solver adapters with availability and the reason")
     sv.add_argument("--json", action="store_true")
@@ -272,7 +275,9 @@ def _run_certify(args) -> int:
     jobs = cap_jobs(args.jobs, "certify --jobs")
     inst = _instance(args)
     method = certify_method(inst, args.method, args.certificate)
-    extra = {"certificate": args.certificate} if method == "bnb" else {}
+    extra = {"certificate": args.certificate, "backend": args.backend, "scheduler": args.scheduler} if method == "bnb" else {}
+    if method != "bnb" and (args.backend != "loky" or args.scheduler):
+        raise InputError("--backend/--scheduler need --method bnb (enumeration runs loky processes)")
     result = solve(inst, method=method, n_jobs=jobs, time_limit=args.time_limit,
                    progress=not args.no_progress, **extra)
     if result.certified:  # what "optimal" means: every g and bound to the alpha-subproblem's KKT tolerance

@@ -40,7 +40,6 @@ has the incumbent's improvements and, with source ``bound``, the global bound ov
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +53,6 @@ from ..methods import Method, canonical_name, get_method, method_class
 from ..options import n_jobs_option, option, time_limit_option
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
-from ..workers import cpu_count
 from . import tree
 from .bounds import fit_child_bounds, fit_order, instance_lower_bound, monotone, probe_bound, relaxed_gram
 from .certificate import Recorder
@@ -86,9 +84,11 @@ class BranchAndBound(Method):
     The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
     finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
     ``marginal``: use the fixed-alpha bounds (pair or marginal) at the relaxed alpha (fit sense, polynomial kernels);
-    ``certificate``: path of a JSON proof to write. ``n_jobs``: threads solving the probe QPs of a
-    paper-sense expansion (-1: one per core; numba's SMO releases the GIL); the tree, hence the
-    answer, is the same for any n_jobs. The fit sense solves two QPs per node, on one thread.
+    ``certificate``: path of a JSON proof to write. ``n_jobs``: 1, this sequential search; otherwise
+    worker processes (-1: one per core) searching disjoint subtrees, through joblib's ``backend``
+    (loky, or a dask/ray cluster at ``scheduler``): :mod:`.parallel`, whose tree and answer are the
+    same for any n_jobs (the optimum's value is the sequential one's too). The fit sense solves two
+    QPs per node.
     An ``oracle`` passed to :meth:`solve` lends its KKT tolerance (the search solves its own QPs).
     """
 
@@ -98,6 +98,9 @@ class BranchAndBound(Method):
     incumbent: str = option("alpha-start", str, doc="heuristic run first for the incumbent ('none': only the start)")
     marginal: bool = option(True, bool, doc="fixed-alpha bounds at the relaxed alpha (fit sense, polynomial kernels)")
     certificate: str | None = option(None, str, none=True, doc="JSON file to write the proof to (minlp-fs verify)")
+    backend: str = option("loky", str, choices=("loky", "dask", "ray"),
+                          doc="joblib backend of the worker processes (with n_jobs != 1, or dask/ray)")
+    scheduler: str | None = option(None, str, none=True, doc="dask/ray scheduler address (default: a local cluster)")
 
     name = "bnb"
     uses_start = True
@@ -107,12 +110,18 @@ class BranchAndBound(Method):
         super().check()
         if self.incumbent != "none" and method_class(self.incumbent).certifies:
             raise InputError(f"bnb: incumbent must be a heuristic (or 'none'); got {self.incumbent!r}")
+        if self.scheduler is not None and self.backend == "loky":
+            raise InputError("bnb: a scheduler needs backend 'dask' or 'ray'")
         if self.certificate is not None and not Path(self.certificate).resolve().parent.is_dir():
             raise InputError(f"bnb: cannot write the certificate {self.certificate}: its folder "
                              f"{Path(self.certificate).resolve().parent} does not exist")
 
     @on_one_blas_thread
     def _search(self, run):
+        if self.n_jobs != 1 or self.backend != "loky":  # subtrees in worker processes (minlp_fs.exact.parallel)
+            from .parallel import parallel_search
+
+            return parallel_search(self, run)
         return _Search(self, run).search(run.requested_start)
 
 
@@ -136,7 +145,6 @@ class _Search:
         self.best_bound_seen = -np.inf
         self.heuristic_solves = 0
         self.heuristic = "none"
-        self.pool = None
         self.next_refresh = 0.0
 
     # ---- incumbent -------------------------------------------------------------------------
@@ -168,7 +176,7 @@ class _Search:
     # ---- QPs --------------------------------------------------------------------------------
     def _qp(self, K, warm, incumbent, loose: bool = False):
         """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
-        (a value, or None); thread-safe (the oracle counts under its lock). ``loose``: solved to
+        (a value, or None). ``loose``: solved to
         PROBE_TOL only, its score the weak-duality lower bound (:func:`.bounds.instance_lower_bound`),
         its value None (paper sense: a score bound is all a probe of an inner node is used for)."""
         alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent)
@@ -198,7 +206,7 @@ class _Search:
         if exact:
             self.inc.offer(value, subset, alpha, "bnb")
         if self.recorder:
-            self.recorder.leaf(subset, value)
+            self.recorder.leaf(subset, value, alpha)
 
     def _push(self, children: list) -> None:
         """Push the children so that the first is popped first; prune those whose bound reaches the incumbent."""
@@ -233,7 +241,7 @@ class _Search:
             self._check_time()
             return self._qp(self.inst.gram(tree.probe_set(node.fixed, j)), warm, incumbent, loose=node.need > 1)
 
-        results = list(self.pool.map(probe, solve)) if self.pool else [probe(j) for j in solve]
+        results = [probe(j) for j in solve]
         self._count(results)
         self.counts["probes_skipped"] += len(node.free) - len(solve)
         scores = {j: lower[j] for j in node.free if j not in solve}
@@ -244,7 +252,7 @@ class _Search:
                 self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
-            self.recorder.probes(node.fixed, node.free, node.need, order, values, scores)
+            self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
         self._push([_Node(f, F, node.need - 1, probe_bound(scores, order, t, node.need, node.bound),
                           alphas[order[t]], {k: scores[k] for k in F})
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
@@ -321,6 +329,43 @@ class _Search:
             return float("inf")
         return 100.0 * max(self._score_inc() - bound, 0.0) / max(abs(self.inc.value), 1e-12)
 
+    # ---- entry points of the parallel search (minlp_fs.exact.parallel) ------------------------
+    def start(self, start) -> list:
+        """The root node, warm-started by the incumbent heuristic's alpha ([] once the incumbent proves optimal)."""
+        self._root()
+        self._heuristic(start)
+        root = self.stack.pop()
+        root.alpha = self.inc.alpha
+        return [] if self.inc.proves_optimal else [root]
+
+    def expand(self, node: _Node) -> list:
+        """Process one node (bound, expand or solve it); its surviving children, first to search first."""
+        self._process(node)
+        children = self.stack[::-1]
+        self.stack.clear()
+        return children
+
+    def search_nodes(self, nodes: list, max_nodes: int | None = None) -> Status:
+        """Depth-first search of the subtrees of ``nodes`` (first searched first) from the current incumbent,
+        processing at most ``max_nodes`` nodes; a stop or the budget leaves the open nodes in ``stack`` (the
+        next one last) and ``current`` (their bounds stay valid)."""
+        self.stack.extend(reversed(nodes))
+        budget = self.counts["nodes"] + max_nodes if max_nodes is not None else None
+        try:
+            while self.stack and (budget is None or self.counts["nodes"] < budget):
+                self.counts["max_open"] = max(self.counts["max_open"], len(self.stack))
+                self.current = self.stack.pop()
+                self._process(self.current)
+                self.current = None
+                if self.inc.proves_optimal:
+                    self.stack.clear()
+                self._check_time()
+        except SearchStopped as stop:
+            return stop.status
+        except KeyboardInterrupt:
+            return Status.INTERRUPTED
+        return Status.OPTIMAL
+
     # ---- main loop --------------------------------------------------------------------------
     def _root(self) -> None:
         fixed, free, need = tree.root(self.inst.n, self.inst.B)
@@ -330,8 +375,6 @@ class _Search:
     def search(self, start) -> Status:
         m, status = self.method, Status.OPTIMAL
         bar = tqdm(disable=not m.progress, unit="node", desc=f"bnb {self.inst.name}")
-        workers = cpu_count() if m.n_jobs < 0 else m.n_jobs
-        self.pool = ThreadPoolExecutor(workers) if workers > 1 and self.paper and self.probes else None
         try:
             self._root()  # first, so that a stop during the heuristic still reports a valid bound
             self._heuristic(start)
@@ -354,8 +397,6 @@ class _Search:
         finally:
             self._refresh(bar, force=True)
             bar.close()
-            if self.pool is not None:
-                self.pool.shutdown(cancel_futures=True)
         complete = status == Status.OPTIMAL and self.inc.value is not None
         bound = self._score_inc() if complete else self.global_bound()
         info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.heuristic_solves,

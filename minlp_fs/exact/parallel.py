@@ -1,0 +1,202 @@
+"""Parallel and distributed branch-and-bound: disjoint subtrees in worker processes (issue 12, item 4).
+
+``BranchAndBound(n_jobs=N)`` with N != 1 (or ``backend`` dask/ray; ``minlp-fs certify --jobs N
+[--backend loky|dask|ray] [--scheduler ADDR]``) runs :func:`parallel_search`:
+
+1. **Frontier.** The main process runs the incumbent heuristic, then expands nodes of the tree
+   (:mod:`.tree`, with the bounds of the sequential search, :mod:`.search`) until :data:`SUBTREES`
+   nodes are open or none can be expanded: always the open node holding the most subsets,
+   C(|F|, need), the first in search order on ties. The tree's children partition their parent, so
+   the open nodes are disjoint subtrees holding every subset not yet pruned.
+2. **Waves.** The frontier, in search order (best child first), is cut into waves of :data:`WAVE`
+   subtrees. Every subtree of a wave whose bound is below the incumbent's score runs the sequential
+   depth-first search (``_Search.search_nodes``) in a worker, from the incumbent known when its wave
+   starts (workers get the fresher incumbent of the earlier waves), for at most :data:`NODE_BUDGET`
+   nodes: what it leaves open goes back to the front of the frontier, in search order, so one large
+   subtree does not keep a wave waiting (subtrees differ in size by orders of magnitude after
+   pruning). Workers are joblib's, through the experiments' route
+   (:func:`minlp_fs.experiments.runner.backend_context`): loky processes on this machine, a Dask or
+   Ray cluster with ``scheduler``.
+3. **Merge** after each wave, in frontier order: the incumbent is the best of the subtrees' by score,
+   then by the lexicographically smallest sorted subset; node and QP counts are summed; the subtrees'
+   certificate records are appended to the frontier's (one proof: :mod:`.certificate`).
+
+**Same answer for any number of workers.** The frontier, the waves and the node budget depend neither
+on N nor on timing, and a subtree's search depends only on its node, the budget and the incumbent it
+starts from, which is the merge of the earlier waves. So the subset, the value, the counts and the certificate are the same
+for any N and backend (tests/exact/test_bnb_parallel.py); against the sequential search (N = 1) the value
+is the same optimum and the subset too unless two subsets tie exactly.
+
+**Anytime.** The global bound is the least of the incumbent's score and the bound of every subtree
+not finished: the least bound over its open nodes when its worker stopped (time limit: every worker
+checks the same wall-clock deadline), its frontier node's bound when it did not run (later waves, or
+the whole wave a Ctrl-C interrupted: what its workers found is dropped, the bound stays valid).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..alpha import AlphaSubproblem
+from ..blas import one_blas_thread
+from ..methods import Run
+from ..result import Status, TracePoint
+from ..stopping import Deadline, SearchStopped
+from ..workers import cpu_count
+from . import tree
+from .certificate import Recorder
+
+#: open nodes the frontier is grown to (and waves of WAVE subtrees): fixed numbers, not multiples of
+#: the workers, so that the tree and the answer do not depend on n_jobs
+SUBTREES = 64
+WAVE = 16
+#: nodes a worker processes before it hands back what it left open (a count, not a time: deterministic)
+NODE_BUDGET = 128
+
+
+def _size(node) -> int:
+    return math.comb(len(node.free), node.need)
+
+
+def grow_frontier(search, nodes: list, target: int = SUBTREES) -> list:
+    """Expand the open node holding the most subsets (the first on ties) until ``target`` nodes are
+    open or every open node is a leaf; the open nodes in search order. A stop (time limit, Ctrl-C)
+    propagates with ``nodes`` still holding every open node (a node is replaced only once expanded)."""
+    while 0 < len(nodes) < target:
+        k = max(range(len(nodes)), key=lambda i: (not tree.is_leaf(nodes[i].free, nodes[i].need), _size(nodes[i]), -i))
+        if tree.is_leaf(nodes[k].free, nodes[k].need):
+            break
+        nodes[k:k + 1] = search.expand(nodes[k])
+    return nodes
+
+
+def _run_subtree(options: dict, instance, node, incumbent: tuple, deadline_at, tol: float, record: bool,
+                 budget: int = NODE_BUDGET) -> dict:
+    """Worker: the sequential search of ``node``'s subtree from ``incumbent`` = (value, subset, alpha), for at
+    most ``budget`` nodes; ``handed_back``: the nodes it left open (search order) when the budget ran out."""
+    from .search import BranchAndBound, _Search
+
+    cpu = time.process_time()
+    with one_blas_thread():
+        method = BranchAndBound(**options)
+        run = Run(method, instance, None, AlphaSubproblem(instance, tol=tol), None)
+        run.deadline = Deadline(None if deadline_at is None else deadline_at - time.time())
+        value, subset, alpha = incumbent
+        if value is not None:
+            run.incumbent.offer(value, subset, alpha, "parallel")
+        search = _Search(method, run)
+        search.recorder = Recorder(instance) if record else None
+        status = search.search_nodes([node], budget)
+        open_nodes = search.stack + ([search.current] if search.current is not None else [])
+        handed_back = search.stack[::-1] if status == Status.OPTIMAL else []
+        inc = run.incumbent
+        found = inc.value is not None and (value is None or instance.better(inc.value, value))
+        return {"status": status, "found": found, "value": inc.value, "subset": inc.subset, "alpha": inc.alpha,
+                "counts": search.counts, "nodes": search.recorder.nodes if record else [],
+                "cpu_s": time.process_time() - cpu, "handed_back": handed_back, "open_bound": None if handed_back else min((n.bound for n in open_nodes), default=None),
+                "open_nodes": 0 if handed_back else len(open_nodes)}
+
+
+def _merge_counts(total: dict, part: dict) -> None:
+    for key, v in part.items():
+        total[key] = max(total[key], v) if key == "max_open" else total[key] + v
+
+
+def parallel_search(method, run) -> Status:
+    """:class:`~minlp_fs.exact.search.BranchAndBound`'s search with subtrees in workers (module docstring)."""
+    from ..experiments.runner import backend_context
+    from .search import _Search
+
+    inst, inc = run.instance, run.incumbent
+    workers = cpu_count() if method.n_jobs < 0 else method.n_jobs
+    search = _Search(method, run)
+    options = {"marginal": method.marginal, "incumbent": "none"}
+    record = method.certificate is not None
+    status, frontier, open_bounds, n_waves, n_subtrees, worker_cpu = Status.OPTIMAL, [], [], 0, 0, 0.0
+    bar = tqdm(disable=not method.progress, unit="subtree", desc=f"bnb {inst.name} ({workers} workers)")
+    try:
+        frontier = search.start(run.requested_start)
+        grow_frontier(search, frontier)
+        with backend_context(method.backend, workers, method.scheduler) as jobs:
+            from joblib import Parallel, delayed
+
+            with Parallel(n_jobs=jobs) as parallel:
+                while frontier:
+                    run.deadline.check()
+                    wave, score = frontier[:WAVE], search._score_inc()
+                    todo = [n for n in wave if n.bound < score]
+                    search.counts["pruned_bound"] += len(wave) - len(todo)
+                    start = (inc.value, inc.subset, inc.alpha)
+                    results = parallel(delayed(_run_subtree)(options, inst, n, start, run.deadline.at, search.qp.tol,
+                                                             record, NODE_BUDGET) for n in todo)
+                    del frontier[:WAVE]
+                    frontier[:0] = [n for r in results for n in r["handed_back"]]
+                    n_waves, n_subtrees = n_waves + 1, n_subtrees + len(todo)
+                    found = [r for r in results if r["found"]]
+                    if found:
+                        best = min(found, key=lambda r: (inst.score(r["value"]), tuple(sorted(r["subset"]))))
+                        inc.offer(best["value"], best["subset"], best["alpha"], "bnb")
+                    for r in results:
+                        worker_cpu += r["cpu_s"]
+                        _merge_counts(search.counts, r["counts"])
+                        if search.recorder is not None:
+                            search.recorder.nodes.extend(r["nodes"])
+                        if r["open_bound"] is not None:
+                            open_bounds.append(r["open_bound"])
+                        if r["status"] != Status.OPTIMAL:
+                            status = r["status"]
+                    _bound_point(search, open_bounds, frontier)
+                    bar.update(len(wave))
+                    bar.set_postfix(qps=search.counts["qps"], gap=f"{search.gap(_bound(search, open_bounds, frontier)):.3g}%",
+                                    refresh=False)
+                    if status != Status.OPTIMAL:
+                        break
+                    if inc.proves_optimal:
+                        frontier.clear()
+    except SearchStopped as stop:
+        status = stop.status
+    except KeyboardInterrupt:
+        status = Status.INTERRUPTED
+    finally:
+        bar.close()
+    frontier += search.stack + ([search.current] if search.current is not None else [])  # a stop in the heuristic
+    return _finish(search, method, run, status, open_bounds, frontier,
+                   {"n_workers": workers, "backend": method.backend, "tasks": n_subtrees, "waves": n_waves,
+                    "worker_cpu_s": worker_cpu})
+
+
+def _bound(search, open_bounds: list, frontier: list) -> float:
+    """Least score bound over the unfinished subtrees (module docstring, anytime) and the incumbent."""
+    return min([search._score_inc(), *open_bounds, *(n.bound for n in frontier)])
+
+
+def _bound_point(search, open_bounds, frontier) -> None:
+    bound, inc = _bound(search, open_bounds, frontier), search.inc
+    if np.isfinite(bound) and bound > search.best_bound_seen and inc.value is not None:
+        search.best_bound_seen = bound
+        inc.trace.append(TracePoint(inc.elapsed(), float(inc.value), "bound", bound=float(search.inst.sign * bound)))
+
+
+def _finish(search, method, run, status, open_bounds, frontier, parallel_info: dict) -> Status:
+    """The run's certified flag, bound, message, info and certificate (as the sequential search sets them)."""
+    inst, inc = search.inst, search.inc
+    complete = status == Status.OPTIMAL and inc.value is not None
+    bound = search._score_inc() if complete else _bound(search, open_bounds, frontier)
+    n_open = len(open_bounds) + len(frontier)
+    info = dict(search.counts, heuristic=search.heuristic, heuristic_svm_solves=search.heuristic_solves,
+                bounds=("probe" if search.paper else "universe+marginal" if method.marginal else "universe")
+                if search.probes else ("trivial" if search.paper else "none"),
+                open_nodes=n_open, gap_percent=search.gap(bound), parallel=parallel_info)
+    value_bound = float(inst.sign * bound) if np.isfinite(bound) else None
+    message = "" if complete else (f"{status}: {n_open} open subtrees, bound {value_bound}, "
+                                   f"gap {info['gap_percent']:.3g}%")
+    if search.recorder is not None:
+        search.recorder.write(method.certificate, inc, complete, value_bound)
+        info["certificate"] = method.certificate
+    run.n_svm_solves = search.heuristic_solves + search.counts["qps"]
+    run.certified, run.bound, run.message = complete, value_bound, message
+    run.info.update(info)
+    return status
