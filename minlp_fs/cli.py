@@ -222,13 +222,15 @@ def _instance(args):
 def _print_table(result, instance) -> None:
     d = instance.describe()
     k = ", ".join(f"{a}={b}" for a, b in d["kernel"].items() if a != "name")
-    classes = f", {len(d['classes'])} classes one-vs-rest" if "classes" in d else ""
-    bound = "-2C*min(|I+|,|I-|)" + (" summed over the classes" if classes else "")
+    multiclass = len(d["classes"]) > 2
+    classes = f", {len(d['classes'])} classes one-vs-rest" if multiclass else ""
+    bound = "-2C*min(|I+|,|I-|)" + (" summed over the classes" if multiclass else "")
+    signs = [f"{c}" for c in d["classes"]] if multiclass else ["-1 = ", "+1 = "]
     rows = [
         ("instance", f"{d['name']} (m={d['m']}, n={d['n']}{classes}), {d['kernel']['name']} ({k}), C={d['C']:g}, "
                      f"B={d['B']}, sense={d['sense']}"),
-        ("classes", ", ".join(f"{sign}1 = {c} ({count})"
-                              for sign, c, count in zip("-+", d["classes"], d["class_counts"]))),
+        ("classes", ", ".join(f"{sign}{'' if multiclass else c} ({count})"
+                              for sign, c, count in zip(signs, d["classes"], d["class_counts"]))),
         ("method", result.method),
         ("status", result.status + ("  [certified optimal]" if result.certified else "")),
         ("objective", "-" if result.objective is None else f"{result.objective:.6f}"),

@@ -262,6 +262,10 @@ def test_cli_solves_a_three_class_csv_by_label_name(tmp_path, capsys):
     assert main(["certify", *common, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["objective"] == pytest.approx(d["objective"], rel=1e-6)
     assert main(["solve", *common, "--method", "ls*"]) == 0
-    assert "3 classes one-vs-rest" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "3 classes one-vs-rest" in out and "setosa (" in out and "+1 =" not in out
+    assert main(["solve", "--method", "alpha-start"]) == 0       # binary: the two classes by sign, no sum
+    out = capsys.readouterr().out
+    assert "-1 = benign (357), +1 = malignant (212)" in out and "summed over the classes" not in out
     assert main(["export", *common, "--format", "nl", "--out", str(tmp_path / "m.nl")]) != 0
     assert "binary only" in capsys.readouterr().err
