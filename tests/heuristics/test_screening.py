@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.heuristics.screening import FixedAlpha, _instance_factors, poly_half_quad, swap_matrix
+from minlp_fs.heuristics.screening import FixedAlpha, _instance_factors, swap_matrix
+from minlp_fs.kernels import poly_half_quad
 from minlp_fs.instance import make_instance
 from minlp_fs.objective import dual_objective
 
@@ -90,29 +91,38 @@ def test_monomial_quadratic_form_equals_the_kernel_matrix(kernel, scaling):
             assert abs(got - want) <= 1e-10 * (0.5 * np.abs(v) @ np.abs(K) @ np.abs(v)), (seed, size)
 
 
-def test_value_and_removal_value_by_either_route_agree_with_the_direct_value():
-    """FixedAlpha.value / removal_value switch to monomials when cheaper (large support, small subset,
-    and for small subsets of a large support); both routes give the direct value."""
+def test_values_and_removal_values_by_either_route_agree_with_the_direct_value():
+    """FixedAlpha.values (a polynomial kernel's subset_quads: monomials for small subsets of a large
+    support, else one compiled pass per subset) and removal_values_of_base (one compiled pass per
+    removal from the base matrix) give the direct value, for every kernel."""
     rng = np.random.default_rng(7)
     routes = set()
-    for m, kernel in [(400, "poly2"), (400, "poly3"), (30, "poly3")]:
+    for m, kernel in [(400, "poly2"), (400, "poly3"), (30, "poly3"), (30, "poly1"), (40, "rbf")]:
         n = 12
         X = rng.uniform(size=(m, n))
         y = np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
         inst = make_instance(X, y, B=3, kernel=kernel)
         alpha = np.full(m, 1.0)
         alpha[y < 0] *= (y > 0).sum() / (y < 0).sum()
+        alpha[::5] = 0.0  # a support smaller than m
+        alpha[y < 0] *= alpha[y > 0].sum() / alpha[y < 0].sum()
         fixed = FixedAlpha(inst, alpha)
         for size in (1, 3, 6, n):
-            kept = sorted(rng.choice(n, size, replace=False).tolist())
-            routes.add(fixed._by_monomials(size))
-            want = dual_objective(alpha, inst.gram(kept), y)
-            assert fixed.value(kept) == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
-            base = fixed.base(kept)
-            for j in kept[:2]:
+            subsets = [sorted(rng.choice(n, size, replace=False).tolist()) for _ in range(3)]
+            if kernel != "rbf":
+                routes.add(inst.kernel.by_monomials(fixed.sv.size, size))
+            got = fixed.values(subsets)
+            for kept, value in zip(subsets, got):
+                want = dual_objective(alpha, inst.gram(kept), y)
+                assert value == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
+                assert fixed.value(kept) == value
+            kept = subsets[0]
+            removals = fixed.removal_values_of_base(fixed.base(kept), kept)
+            assert fixed.removal_values(kept) == dict(zip(kept, removals.tolist()))
+            for j, value in zip(kept, removals):
                 rest = [e for e in kept if e != j]
                 want = dual_objective(alpha, inst.gram(rest), y) if rest else -alpha.sum()
-                assert fixed.removal_value(kept, base, j) == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
+                assert value == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
     assert routes == {True, False}  # both routes were exercised
 
 
