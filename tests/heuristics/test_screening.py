@@ -1,10 +1,12 @@
 """Batched swap screening (screening.swap_matrix) against the direct computation, one kernel per swap."""
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.heuristics.screening import FixedAlpha, _instance_factors, swap_matrix
-from minlp_fs.kernels import _poly_monomial_quads
+from minlp_fs.kernels import GaussianKernel, Kernel, PolynomialKernel, _poly_monomial_quads
 from minlp_fs.instance import make_instance
 from minlp_fs.objective import dual_objective
 
@@ -120,6 +122,8 @@ def test_values_and_removal_values_by_either_route_agree_with_the_direct_value()
             kept = subsets[0]
             removals = fixed.removal_values_of_base(fixed.base(kept), kept)
             assert fixed.removal_values(kept) == dict(zip(kept, removals.tolist()))
+            # a value does not depend on its batch (the lazy greedy evaluates one removal at a time)
+            assert [fixed.removal_values_of_base(fixed.base(kept), [j])[0] for j in kept] == removals.tolist()
             for j, value in zip(kept, removals):
                 rest = [e for e in kept if e != j]
                 want = dual_objective(alpha, inst.gram(rest), y) if rest else -alpha.sum()
@@ -139,3 +143,39 @@ def test_gaussian_swaps_by_the_instance_factors_and_on_the_support_agree_with_th
         want, scale = direct(inst, alpha, subset)
         assert max(abs(got[k] - want[k]) for k in want) <= 1e-10 * scale, seed
     assert routes == {True, False}
+
+
+@dataclass(frozen=True)
+class _PlainPoly(PolynomialKernel):
+    """The polynomial kernel without its batched formulas: the Kernel defaults (one matrix per value)."""
+
+    removal_quads = Kernel.removal_quads
+    subset_quads = Kernel.subset_quads
+    swap_quads = Kernel.swap_quads
+
+
+@dataclass(frozen=True)
+class _PlainRbf(GaussianKernel):
+    removal_quads = Kernel.removal_quads
+    subset_quads = Kernel.subset_quads
+    swap_quads = Kernel.swap_quads
+    feature_factors = Kernel.feature_factors
+
+
+@pytest.mark.parametrize("kernel, plain", [(PolynomialKernel(degree=3), _PlainPoly(degree=3)),
+                                           (GaussianKernel(gamma=0.5), _PlainRbf(gamma=0.5))])
+def test_kernel_defaults_and_batched_formulas_give_the_same_values(kernel, plain):
+    """A new kernel with none of the batched formulas is screened by the Kernel defaults; they agree
+    with the paper's kernels' batched overrides (values, removals from a base, swaps)."""
+    for seed in range(4):
+        inst, alpha, subset = random_case(seed, "poly3", "paper")
+        values = {}
+        for k in (kernel, plain):
+            fixed = FixedAlpha(make_instance(inst.X, inst.y, B=inst.B, kernel=k, C=inst.C, scaling="none"), alpha)
+            values[k] = (fixed.values([subset, tuple(range(len(subset)))]), fixed.removal_values(subset),
+                         fixed.swap_values(subset))
+        (va, ra, sa), (vb, rb, sb) = values[kernel], values[plain]
+        scale = 1.0 + np.abs(va).max()
+        np.testing.assert_allclose(va, vb, rtol=0, atol=1e-10 * scale)
+        assert ra.keys() == rb.keys() and max(abs(ra[j] - rb[j]) for j in ra) <= 1e-10 * scale
+        assert sa.keys() == sb.keys() and max(abs(sa[k] - sb[k]) for k in sa) <= 1e-10 * scale
