@@ -418,6 +418,13 @@ class Kernel(ABC):
                          np.ascontiguousarray(X[:, j_in], dtype=float))
         return base
 
+    def remove(self, base: np.ndarray, X: np.ndarray, j: int) -> np.ndarray:
+        """In-place ``base -= T_j`` (a removal: the swap's fused pass with an all-zero column in, whose
+        term vanishes for both kernels, so entry by entry base_ab + (0 - t_ab) = base_ab - t_ab exactly);
+        returns ``base``."""
+        self._fused_swap(base, np.ascontiguousarray(X[:, j], dtype=float), np.zeros(X.shape[0]))
+        return base
+
     @abstractmethod
     def params(self) -> dict:
         """The kernel's parameters as a JSON-ready dict (with its name)."""
@@ -570,7 +577,7 @@ class PolynomialKernel(Kernel):
         coef = [math.comb(d, k) * g ** k for k in range(d + 1)]
         last = coef[d] * W[d].sum(axis=0) ** 2  # k = d: P_i^0 = 1 1'
         for r, i in enumerate(chosen):
-            P = base - np.multiply.outer(X[:, i], X[:, i])
+            P = self.remove(base.copy(), X, i)
             P *= g
             P += c
             powers = [None, P]  # powers[e] = P_i^{.e}, e = 1..d

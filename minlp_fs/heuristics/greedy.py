@@ -86,7 +86,7 @@ def plain_greedy(fixed, B: int, start=None, sign: float | None = None) -> Greedy
         kept.remove(j)
         order.append(j)
         f_kept = values[j]
-        base -= fixed.term(j)
+        fixed.kernel.remove(base, fixed.X, j)
     return Greedy(tuple(kept), n_evals, order)
 
 
@@ -137,7 +137,7 @@ def lazy_greedy(fixed, B: int, start=None) -> Greedy:
         kept.remove(j)
         order.append(j)
         f_kept = values[j]
-        base -= fixed.term(j)
+        fixed.kernel.remove(base, fixed.X, j)
         it += 1
     return Greedy(tuple(kept), n_evals, order)
 

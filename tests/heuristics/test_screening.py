@@ -179,3 +179,14 @@ def test_kernel_defaults_and_batched_formulas_give_the_same_values(kernel, plain
         np.testing.assert_allclose(va, vb, rtol=0, atol=1e-10 * scale)
         assert ra.keys() == rb.keys() and max(abs(ra[j] - rb[j]) for j in ra) <= 1e-10 * scale
         assert sa.keys() == sb.keys() and max(abs(sa[k] - sb[k]) for k in sa) <= 1e-10 * scale
+
+
+@pytest.mark.parametrize("kernel", ["poly3", "rbf"])
+def test_removal_from_a_base_in_place_is_bitwise_the_subtraction_of_the_term(kernel):
+    """Kernel.remove (the greedy's and the swap table's update) = base - T_j exactly, so decisions taken
+    on it are those of the allocating subtraction."""
+    for seed in range(4):
+        inst, _, subset = random_case(seed, kernel, "paper", scaling="standard")
+        base = inst.kernel.base(inst.X, list(subset))
+        for j in subset:
+            assert np.array_equal(inst.kernel.remove(base.copy(), inst.X, j), base - inst.kernel.feature_term(inst.X, j))
