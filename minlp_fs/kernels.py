@@ -196,20 +196,14 @@ def _poly_removal_quads(base, Xs, v, gamma, coef0, degree, out):  # pragma: no c
 
 
 @njit(cache=True, nogil=True)
-def _rbf_removal_quads(base, Xt, v, js, gamma, out):  # pragma: no cover - compiled
-    """out[t] = 1/2 v' exp(-gamma (base - (x_a - x_b)^2)) v with x = Xt[js[t]] (base's diagonal is 0)."""
+def _rbf_removal_exponent(base, x, gamma, out):  # pragma: no cover - compiled
+    """out = (base - (x_a - x_b)^2) * (-gamma): the exponent of phi(base - T_j), as numpy forms it."""
     m = base.shape[0]
-    for t in range(js.shape[0]):
-        x = Xt[js[t]]
-        total = 0.0
-        for a in range(m):
-            xa, va = x[a], v[a]
-            row = 0.0
-            for b in range(a + 1, m):
-                d = xa - x[b]
-                row += np.exp(-gamma * (base[a, b] - d * d)) * v[b]
-            total += va * (2.0 * row + va)
-        out[t] = 0.5 * total
+    for a in range(m):
+        xa = x[a]
+        for b in range(m):
+            d = xa - x[b]
+            out[a, b] = (base[a, b] - d * d) * -gamma
 
 
 @njit(cache=True, nogil=True)
@@ -303,28 +297,6 @@ def _poly_monomial_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: n
             binom = fact[degree] / (fact[k] * fact[degree - k])
             total += binom * gamma ** k * coef0 ** (degree - k) * acc
         out[t] = 0.5 * total
-
-
-@njit(cache=True, nogil=True)
-def _rbf_subset_quads(X, v, subsets, gamma, out):  # pragma: no cover - compiled
-    """out[t] = 1/2 v' exp(-gamma ||a_a - a_b||^2) v with A = X[:, subsets[t]]."""
-    m, k, size = X.shape[0], subsets.shape[0], subsets.shape[1]
-    A = np.empty((m, size))
-    for t in range(k):
-        for a in range(m):
-            for c in range(size):
-                A[a, c] = X[a, subsets[t, c]]
-        total = 0.0
-        for a in range(m):
-            row = 0.5 * v[a]
-            for b in range(a + 1, m):
-                dist = 0.0
-                for c in range(size):
-                    d = A[a, c] - A[b, c]
-                    dist += d * d
-                row += np.exp(-gamma * dist) * v[b]
-            total += v[a] * row
-        out[t] = total
 
 
 #: upper bound on the elements of one temporary block of a batched swap screening (32 MB of doubles)
@@ -654,19 +626,23 @@ class GaussianKernel(Kernel):
         _fill_rbf(base, x_out, x_in, self.gamma, y, ay, K, grad)
 
     def removal_quads(self, base, X, v, js):
-        """One compiled pass over base's upper triangle per j: entry exp(-gamma (base_ab - (x_aj - x_bj)^2))."""
-        js = np.asarray(js, dtype=np.intp)
-        out = np.empty(js.size)
-        _rbf_removal_quads(np.ascontiguousarray(base, dtype=float), np.ascontiguousarray(X[:, js].T, dtype=float),
-                           np.ascontiguousarray(v, dtype=float), np.arange(js.size), self.gamma, out)
+        """Per j, the exponent in one compiled pass into a reused buffer, then numpy's vectorised exp (several
+        times faster than a compiled scalar exp) and a matrix-vector product: no allocation per j, and
+        the same arithmetic as 1/2 v' apply(base - T_j) v."""
+        out, K = np.empty(len(js)), np.empty_like(base)
+        for t, j in enumerate(js):
+            _rbf_removal_exponent(base, np.ascontiguousarray(X[:, j], dtype=float), self.gamma, K)
+            np.exp(K, out=K)
+            out[t] = 0.5 * (v @ (K @ v))
         return out
 
     def subset_quads(self, X, v, subsets):
-        """One compiled pass over the upper triangle per subset."""
-        subsets = np.asarray(subsets, dtype=np.intp).reshape(len(subsets), -1)
-        out = np.empty(subsets.shape[0])
-        _rbf_subset_quads(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(v, dtype=float), subsets,
-                          self.gamma, out)
+        """Per subset, the Gram matrix by products (:meth:`base`) and numpy's vectorised exp, then a
+        matrix-vector product (the exponentials dominate: several times faster than a compiled scalar exp)."""
+        out = np.empty(len(subsets))
+        for t, S in enumerate(subsets):
+            K = self.apply(self.base(X, list(S)))
+            out[t] = 0.5 * (v @ (K @ v))
         return out
 
     def feature_factors(self, X):

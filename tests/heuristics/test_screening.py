@@ -190,3 +190,15 @@ def test_removal_from_a_base_in_place_is_bitwise_the_subtraction_of_the_term(ker
         base = inst.kernel.base(inst.X, list(subset))
         for j in subset:
             assert np.array_equal(inst.kernel.remove(base.copy(), inst.X, j), base - inst.kernel.feature_term(inst.X, j))
+
+
+def test_gaussian_values_are_bitwise_those_of_the_kernel_matrix():
+    """For the Gaussian kernel the batched values and removals take the kernel matrix's own arithmetic
+    (numpy's exp, then v'(K v)): bitwise the values of FixedAlpha.value_of_base."""
+    for seed in range(4):
+        inst, alpha, subset = random_case(seed, "rbf", "paper")
+        fixed = FixedAlpha(inst, alpha)
+        base = fixed.base(subset)
+        assert fixed.values([subset]).tolist() == [fixed.value_of_base(base)]
+        assert fixed.removal_values_of_base(base, subset).tolist() == \
+            [fixed.value_of_base(base - fixed.term(j)) for j in subset]
