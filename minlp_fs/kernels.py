@@ -309,9 +309,11 @@ class Kernel(ABC):
     Everything kernel-specific lives on the subclass: the terms and phi (``feature_term``, ``base``,
     ``apply``), phi' and phi'' (``derivative``, ``second_derivative``: the relaxation's gradient and
     exact Hessian, :mod:`minlp_fs.solvers.nlp`), the symbolic form for model writers (``affine``,
-    ``outer``, ``magnitude``, ``monomials``: :mod:`minlp_fs.models`), and the hooks of the swap-neighbour
-    tables (``multiplicative``, ``fill_neighbour``: :mod:`minlp_fs.alpha.neighbours`). A new kernel is
-    one subclass here (plus its name in :func:`make_kernel`).
+    ``outer``, ``magnitude``, ``monomials``: :mod:`minlp_fs.models`), the hooks of the swap-neighbour
+    tables (``multiplicative``, ``fill_neighbour``: :mod:`minlp_fs.alpha.neighbours`), and the batched
+    quadratic forms at a fixed alpha (``removal_quads``, ``subset_quads``, ``swap_quads``,
+    ``feature_factors``, ``remove``: :mod:`minlp_fs.heuristics.screening`; defaults provided). A new
+    kernel is one subclass here (plus its name in :func:`make_kernel`).
     """
 
     #: name used on the command line and in results
