@@ -196,6 +196,16 @@ def _poly_removal_quads(base, Xs, v, gamma, coef0, degree, out):  # pragma: no c
 
 
 @njit(cache=True, nogil=True)
+def _poly_shifted_removal(base, x, gamma, coef0, out):  # pragma: no cover - compiled
+    """out = (base - x x') * gamma + coef0 in one pass (the operations, in order, of the numpy expression)."""
+    m = base.shape[0]
+    for a in range(m):
+        xa = x[a]
+        for b in range(m):
+            out[a, b] = (base[a, b] - xa * x[b]) * gamma + coef0
+
+
+@njit(cache=True, nogil=True)
 def _rbf_removal_exponent(base, x, gamma, out):  # pragma: no cover - compiled
     """out = (base - (x_a - x_b)^2) * (-gamma): the exponent of phi(base - T_j), as numpy forms it."""
     m = base.shape[0]
@@ -550,13 +560,12 @@ class PolynomialKernel(Kernel):
         W = [None] + [np.ascontiguousarray(Xo ** k * v[:, None]) for k in range(1, d + 1)]
         coef = [math.comb(d, k) * g ** k for k in range(d + 1)]
         last = coef[d] * W[d].sum(axis=0) ** 2  # k = d: P_i^0 = 1 1'
+        powers = [None] + [np.empty_like(base) for _ in range(d)]  # powers[e] = P_i^{.e}, e = 1..d, reused
+        P = powers[1]
         for r, i in enumerate(chosen):
-            P = self.remove(base.copy(), X, i)
-            P *= g
-            P += c
-            powers = [None, P]  # powers[e] = P_i^{.e}, e = 1..d
-            for _ in range(2, d + 1):
-                powers.append(powers[-1] * P)
+            _poly_shifted_removal(base, np.ascontiguousarray(X[:, i], dtype=float), g, c, P)
+            for e in range(2, d + 1):
+                np.multiply(powers[e - 1], P, out=powers[e])
             row = np.full(len(outside), 0.5 * coef[0] * (v @ powers[d] @ v))
             for k in range(1, d):
                 W_k = W[k]
