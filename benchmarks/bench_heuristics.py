@@ -257,7 +257,8 @@ SLICE_RESULTS = HERE / "results" / "heuristics-slice.jsonl"
 def slice_cases() -> list:
     """[(dataset, kernel, fraction, B)]: dataset number i gets kernels poly3 and poly5 (i even) or poly2 and rbf."""
     return [(ds, kernel, f, B) for i, (ds, (_, n)) in enumerate(PAPER_DATASETS.items())
-            for kernel in (("poly3", "poly5") if i % 2 == 0 else ("poly2", "rbf")) for f, B in budgets(n, SLICE_FRACTIONS)]
+            for kernel in (("poly3", "poly5") if i % 2 == 0 else ("poly2", "rbf"))
+            for f, B in budgets(n, SLICE_FRACTIONS)]
 
 
 def timing_slice(args) -> str:
@@ -293,8 +294,9 @@ def timing_slice(args) -> str:
                 out.write(json.dumps(row) + "\n")
                 out.flush()
                 done[(ds, kernel, B, m)] = row
-    lines = ["| method | cases | new mean CPU (s) | new mean wall (s) | recorded mean wall (s) | recorded wall / new CPU "
-             "| new mean solves | recorded mean solves | same objective as recorded |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| method | cases | new mean CPU (s) | new mean wall (s) | recorded mean wall (s) "
+             "| recorded wall / new CPU | new mean solves | recorded mean solves | same objective as recorded |",
+             "|---|---|---|---|---|---|---|---|---|"]
     per_case = ["| dataset | kernel | B | method | new CPU (s) | new wall (s) | recorded wall (s) | new solves "
                 "| recorded solves | same objective |", "|---|---|---|---|---|---|---|---|---|---|"]
     for m in SLICE_METHODS:
@@ -308,15 +310,18 @@ def timing_slice(args) -> str:
                      f"{mean([o['n_svm_solves'] for _, o in both]):.0f} | {same}/{len(both)} |")
         for r, o in both:
             ok = abs(r["objective"] - o["objective"]) <= 1e-6 * max(1.0, abs(o["objective"]))
-            per_case.append(f"| {r['dataset']} | {r['kernel']} | {r['B']} | {m} | {r['cpu_s']:.2f} | {r['wall_s']:.2f} | "
-                            f"{o['wall_time_s']:.2f} | {r['n_svm_solves']} | {o['n_svm_solves']} | {ok} |")
+            per_case.append(f"| {r['dataset']} | {r['kernel']} | {r['B']} | {m} | {r['cpu_s']:.2f} | "
+                            f"{r['wall_s']:.2f} | {o['wall_time_s']:.2f} | {r['n_svm_solves']} | "
+                            f"{o['n_svm_solves']} | {ok} |")
     return (f"## Heuristics grid, timing slice (bench_heuristics.py --timing-slice)\n\nCommand: `python benchmarks/"
-            f"bench_heuristics.py --timing-slice` (from the repository root; this invocation {time.perf_counter() - t0:.0f} s, "
-            f"rows of earlier invocations read back from results/{SLICE_RESULTS.name}). Date: "
+            f"bench_heuristics.py --timing-slice` (from the repository root; this invocation "
+            f"{time.perf_counter() - t0:.0f} s, rows of earlier invocations read back from "
+            f"results/{SLICE_RESULTS.name}). Date: "
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.\nMachine: {machine()}. Slice of the grid above: "
-            f"each of the nine datasets with two kernels (poly3 and poly5, poly2 and rbf in turn; German: poly2 and "
-            f"rbf), B in {{0.2n, 0.4n}}, C = 10, "
-            f"gamma = 0.1, paper sense, default options, n_jobs = 1, one BLAS thread, after a warm-up; this version only. "
+            f"each of the nine datasets with two kernels (poly3 and poly5, poly2 and rbf in turn; German: poly2 "
+            f"and rbf), B in {{0.2n, 0.4n}}, C = 10, "
+            f"gamma = 0.1, paper sense, default options, n_jobs = 1, one BLAS thread, after a warm-up; this version "
+            f"only. "
             f"'recorded' = the same cases' rows of results/heuristics.jsonl: another run, by an older version, on a "
             f"shared machine (wall times only). Every run is single-threaded, so its CPU time is what it takes on a "
             f"core of its own; the new wall times are inflated by the other jobs on the machine at the time. The "
