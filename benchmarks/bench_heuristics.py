@@ -35,7 +35,7 @@ from minlp_fs.instance import make_instance
 from minlp_fs.methods import get_method, method_class
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import default_data_dir, write_section  # noqa: E402
+from _common import default_data_dir, machine, write_section  # noqa: E402
 from reference_ls import straightforward_ls  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -248,8 +248,92 @@ def report(args, methods, grid, summary, ratios, elapsed, n_new) -> str:
     return "\n".join(lines)
 
 
+#: the timing slice: each dataset with two kernels, (poly3, poly5) and (poly2, rbf) in turn, B in {0.2n, 0.4n}
+SLICE_FRACTIONS = [0.2, 0.4]
+SLICE_METHODS = ["ls*", "acso*"]
+SLICE_RESULTS = HERE / "results" / "heuristics-slice.jsonl"
+
+
+def slice_cases() -> list:
+    """[(dataset, kernel, fraction, B)]: dataset number i gets kernels poly3 and poly5 (i even) or poly2 and rbf."""
+    return [(ds, kernel, f, B) for i, (ds, (_, n)) in enumerate(PAPER_DATASETS.items())
+            for kernel in (("poly3", "poly5") if i % 2 == 0 else ("poly2", "rbf"))
+            for f, B in budgets(n, SLICE_FRACTIONS)]
+
+
+def timing_slice(args) -> str:
+    """LS* and ACSO* on :func:`slice_cases` with this checkout, timed (CPU and wall) in this process on one
+    BLAS thread after a warm-up; each row appended to ``SLICE_RESULTS`` as it finishes (a rerun resumes),
+    compared with the same cases' rows of ``RESULTS`` (another run, an older version, wall time only)."""
+    t0 = time.perf_counter()
+    done = {}
+    if SLICE_RESULTS.exists():
+        for line in SLICE_RESULTS.read_text().splitlines():
+            r = json.loads(line)
+            done[(r["dataset"], r["kernel"], r["B"], r["method"])] = r
+    recorded = {(r["dataset"], r["kernel"], r["B"], r["method"]): r for r in load_rows()
+                if r["sense"] == "paper" and r["C"] == C and r["gamma"] == GAMMA}
+    data = {}
+    with threadpool_limits(1), SLICE_RESULTS.open("a") as out:
+        d = make_synthetic(m=60, seed=0)
+        for m in SLICE_METHODS:
+            get_method(m).solve(make_instance(d.X, d.y, 3, kernel="poly2"))
+        for ds, kernel, f, B in slice_cases():
+            for m in SLICE_METHODS:
+                if (ds, kernel, B, m) in done or (m == "acso*" and kernel == "rbf"):
+                    continue
+                if ds not in data:
+                    data[ds] = load_dataset(ds, args.data_dir)
+                inst = make_instance(data[ds].X, data[ds].y, B, kernel=kernel, C=C, gamma=GAMMA, sense="paper", name=ds)
+                w0, c0 = time.perf_counter(), time.process_time()
+                res = get_method(m).solve(inst)
+                row = {"dataset": ds, "kernel": kernel, "B": B, "fraction": f, "method": m, "objective": res.objective,
+                       "n_svm_solves": res.n_svm_solves, "cpu_s": time.process_time() - c0,
+                       "wall_s": time.perf_counter() - w0}
+                print(json.dumps(row), flush=True)
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                done[(ds, kernel, B, m)] = row
+    lines = ["| method | cases | new mean CPU (s) | new mean wall (s) | recorded mean wall (s) "
+             "| recorded wall / new CPU | new mean solves | recorded mean solves | same objective as recorded |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    per_case = ["| dataset | kernel | B | method | new CPU (s) | new wall (s) | recorded wall (s) | new solves "
+                "| recorded solves | same objective |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for m in SLICE_METHODS:
+        rows = [(done[k], recorded.get(k)) for k in ((ds, kern, B, m) for ds, kern, _, B in slice_cases()) if k in done]
+        both = [(r, o) for r, o in rows if o is not None]
+        same = sum(abs(r["objective"] - o["objective"]) <= 1e-6 * max(1.0, abs(o["objective"])) for r, o in both)
+        mean = lambda xs: sum(xs) / max(1, len(xs))  # noqa: E731
+        new_cpu, old_wall = mean([r["cpu_s"] for r, _ in both]), mean([o["wall_time_s"] for _, o in both])
+        lines.append(f"| {m} | {len(both)} | {new_cpu:.2f} | {mean([r['wall_s'] for r, _ in both]):.2f} | "
+                     f"{old_wall:.2f} | {old_wall / new_cpu:.2f}x | {mean([r['n_svm_solves'] for r, _ in both]):.0f} | "
+                     f"{mean([o['n_svm_solves'] for _, o in both]):.0f} | {same}/{len(both)} |")
+        for r, o in both:
+            ok = abs(r["objective"] - o["objective"]) <= 1e-6 * max(1.0, abs(o["objective"]))
+            per_case.append(f"| {r['dataset']} | {r['kernel']} | {r['B']} | {m} | {r['cpu_s']:.2f} | "
+                            f"{r['wall_s']:.2f} | {o['wall_time_s']:.2f} | {r['n_svm_solves']} | "
+                            f"{o['n_svm_solves']} | {ok} |")
+    return (f"## Heuristics grid, timing slice (bench_heuristics.py --timing-slice)\n\nCommand: `python benchmarks/"
+            f"bench_heuristics.py --timing-slice` (from the repository root; this invocation "
+            f"{time.perf_counter() - t0:.0f} s, rows of earlier invocations read back from "
+            f"results/{SLICE_RESULTS.name}). Date: "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.\nMachine: {machine()}. Slice of the grid above: "
+            f"each of the nine datasets with two kernels (poly3 and poly5, poly2 and rbf in turn; German: poly2 "
+            f"and rbf), B in {{0.2n, 0.4n}}, C = 10, "
+            f"gamma = 0.1, paper sense, default options, n_jobs = 1, one BLAS thread, after a warm-up; this version "
+            f"only. "
+            f"'recorded' = the same cases' rows of results/heuristics.jsonl: another run, by an older version, on a "
+            f"shared machine (wall times only). Every run is single-threaded, so its CPU time is what it takes on a "
+            f"core of its own; the new wall times are inflated by the other jobs on the machine at the time. The "
+            f"recorded wall / new CPU ratio is therefore indicative, not a side-by-side measurement "
+            f"(bench_versions.py is that).\n\n"
+            + "\n".join(lines) + "\n\nPer case:\n\n" + "\n".join(per_case))
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--timing-slice", action="store_true",
+                    help="time LS* and ACSO* on a slice of the grid (slice_cases) and report section heuristics_slice")
     ap.add_argument("--quick", action="store_true", help="the ~5 minute slice " + json.dumps(QUICK))
     ap.add_argument("--data-dir", default=default_data_dir())
     ap.add_argument("--methods", nargs="+", default=METHODS)
@@ -259,6 +343,11 @@ def main(argv=None) -> None:
                     help="run only these datasets' cases (comma-separated); the report covers every case "
                          "of the grid found in the results file")
     args = ap.parse_args(argv)
+    if args.timing_slice:
+        text = timing_slice(args)
+        write_section(REPORT, "heuristics_slice", text)
+        print(text)
+        return
     t0 = time.perf_counter()
     methods = available(args.methods)
     grid = QUICK if args.quick else {"datasets": list(PAPER_DATASETS), "kernels": KERNELS, "fractions": FRACTIONS}

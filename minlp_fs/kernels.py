@@ -151,15 +151,179 @@ def _fill_rbf(base, x_out, x_in, gamma, y, ay, K, grad):  # pragma: no cover - c
         grad[t] = y[t] * acc[t] - 1.0
 
 
+# Quadratic forms 1/2 v' K v at a fixed alpha (v = alpha * y on the support; heuristics/screening.py):
+# one pass over the upper triangle, no kernel matrix stored, for many subsets per call.
+
+
+@njit(cache=True, nogil=True)
+def _poly_removal_quads(base, Xs, v, gamma, coef0, degree, out):  # pragma: no cover - compiled
+    """out[t] = 1/2 v' (gamma (base - x x') + c)^{.d} v with x = Xs[:, t] (a removal from base's subset).
+
+    One pass over base's upper triangle for all t at once (t innermost: contiguous, vectorised); per
+    t the sums run in the same order whatever the other columns, so a value does not depend on the batch."""
+    m, k = Xs.shape
+    total = np.zeros(k)
+    row = np.empty(k)
+    for a in range(m):
+        va = v[a]
+        for t in range(k):
+            row[t] = 0.0
+        for b in range(a + 1, m):
+            bab, vb = base[a, b], v[b]
+            if degree == 2:
+                for t in range(k):
+                    s = gamma * (bab - Xs[a, t] * Xs[b, t]) + coef0
+                    row[t] += s * s * vb
+            elif degree == 3:
+                for t in range(k):
+                    s = gamma * (bab - Xs[a, t] * Xs[b, t]) + coef0
+                    row[t] += s * s * s * vb
+            else:
+                for t in range(k):
+                    s = gamma * (bab - Xs[a, t] * Xs[b, t]) + coef0
+                    r = s
+                    for _ in range(degree - 1):
+                        r *= s
+                    row[t] += r * vb
+        for t in range(k):
+            s = gamma * (base[a, a] - Xs[a, t] * Xs[a, t]) + coef0
+            r = s
+            for _ in range(degree - 1):
+                r *= s
+            total[t] += va * (2.0 * row[t] + r * va)
+    for t in range(k):
+        out[t] = 0.5 * total[t]
+
+
+@njit(cache=True, nogil=True)
+def _poly_shifted_removal(base, x, gamma, coef0, out):  # pragma: no cover - compiled
+    """out = (base - x x') * gamma + coef0 in one pass (the operations, in order, of the numpy expression)."""
+    m = base.shape[0]
+    for a in range(m):
+        xa = x[a]
+        for b in range(m):
+            out[a, b] = (base[a, b] - xa * x[b]) * gamma + coef0
+
+
+@njit(cache=True, nogil=True)
+def _rbf_removal_exponent(base, x, gamma, out):  # pragma: no cover - compiled
+    """out = (base - (x_a - x_b)^2) * (-gamma): the exponent of phi(base - T_j), as numpy forms it."""
+    m = base.shape[0]
+    for a in range(m):
+        xa = x[a]
+        for b in range(m):
+            d = xa - x[b]
+            out[a, b] = (base[a, b] - d * d) * -gamma
+
+
+@njit(cache=True, nogil=True)
+def _poly_subset_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: no cover - compiled
+    """out[t] = 1/2 v' (gamma A A' + c)^{.d} v with A = X[:, subsets[t]]."""
+    m, k, size = X.shape[0], subsets.shape[0], subsets.shape[1]
+    A = np.empty((m, size))
+    for t in range(k):
+        for a in range(m):
+            for c in range(size):
+                A[a, c] = X[a, subsets[t, c]]
+        total = 0.0
+        for a in range(m):
+            row = 0.0
+            for b in range(a, m):
+                dot = 0.0
+                for c in range(size):
+                    dot += A[a, c] * A[b, c]
+                s = gamma * dot + coef0
+                r = s
+                for _ in range(degree - 1):
+                    r *= s
+                row += r * v[b] if b > a else 0.5 * r * v[b]
+            total += v[a] * row
+        out[t] = total
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def _poly_monomial_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: no cover - compiled
+    """out[t] = 1/2 v' K v for K = (gamma A A' + c)^{.d}, A = X[:, subsets[t]], from monomials.
+
+    Entrywise (gamma a_h'a_l + c)^d = sum_k binom(d, k) gamma^k c^(d-k) (a_h'a_l)^k, and by the
+    multinomial theorem (a_h'a_l)^k = sum_{|mu| = k} (k!/mu!) a_h^mu a_l^mu over the monomials
+    a^mu = prod_f a_f^mu_f of degree k in the B columns. So
+
+        v' K v = sum_{k=0}^{d} binom(d, k) gamma^k c^(d-k) sum_{|mu| = k} (k!/mu!) (sum_h v_h a_h^mu)^2:
+
+    O(m C(B + d, d)) work for the C(B + d, d) monomials instead of O(m^2 (B + d)) for the kernel
+    matrix and its quadratic form. The monomials of degree k are the nondecreasing index tuples idx
+    of length k (mu_f = the multiplicity of f in idx), visited in lexicographic order with the prefix
+    products Z[p] = v o A[:, idx_0] o ... o A[:, idx_{p-1}], p < k, kept, so each costs one dot
+    product Z[k-1]'A[:, idx_{k-1}] of length m plus, on average, little more (fastmath: the sums are
+    reassociated, a difference of rounding only)."""
+    m, n_sub, size = X.shape[0], subsets.shape[0], subsets.shape[1]
+    A = np.empty((size, m))
+    Z = np.empty((degree + 1, m))
+    idx = np.zeros(degree, dtype=np.int64)
+    fact = np.ones(degree + 1)
+    for k in range(1, degree + 1):
+        fact[k] = fact[k - 1] * k
+    for t in range(n_sub):
+        for c in range(size):
+            for a in range(m):
+                A[c, a] = X[a, subsets[t, c]]
+        v_sum = 0.0
+        for a in range(m):
+            Z[0, a] = v[a]
+            v_sum += v[a]
+        total = coef0 ** degree * v_sum * v_sum
+        for k in range(1, degree + 1):
+            for p in range(k):
+                idx[p] = 0
+            for p in range(k - 1):
+                for a in range(m):
+                    Z[p + 1, a] = Z[p, a] * A[idx[p], a]
+            acc = 0.0
+            while True:
+                s, last = 0.0, idx[k - 1]
+                for a in range(m):
+                    s += Z[k - 1, a] * A[last, a]
+                weight, run = fact[k], 1
+                for p in range(1, k):
+                    if idx[p] == idx[p - 1]:
+                        run += 1
+                    else:
+                        weight /= fact[run]
+                        run = 1
+                weight /= fact[run]
+                acc += weight * s * s
+                p = k - 1
+                while p >= 0 and idx[p] == size - 1:
+                    p -= 1
+                if p < 0:
+                    break
+                idx[p] += 1
+                for q in range(p + 1, k):
+                    idx[q] = idx[p]
+                for q in range(p, k - 1):
+                    for a in range(m):
+                        Z[q + 1, a] = Z[q, a] * A[idx[q], a]
+            binom = fact[degree] / (fact[k] * fact[degree - k])
+            total += binom * gamma ** k * coef0 ** (degree - k) * acc
+        out[t] = 0.5 * total
+
+
+#: upper bound on the elements of one temporary block of a batched swap screening (32 MB of doubles)
+SWAP_BLOCK = 1 << 22
+
+
 class Kernel(ABC):
     """A masked kernel ``phi(sum_j beta_j t_j)``; subclasses give ``t_j``, ``phi`` and its derivatives.
 
     Everything kernel-specific lives on the subclass: the terms and phi (``feature_term``, ``base``,
     ``apply``), phi' and phi'' (``derivative``, ``second_derivative``: the relaxation's gradient and
     exact Hessian, :mod:`minlp_fs.solvers.nlp`), the symbolic form for model writers (``affine``,
-    ``outer``, ``magnitude``, ``monomials``: :mod:`minlp_fs.models`), and the hooks of the swap-neighbour
-    tables (``multiplicative``, ``fill_neighbour``: :mod:`minlp_fs.alpha.neighbours`). A new kernel is
-    one subclass here (plus its name in :func:`make_kernel`).
+    ``outer``, ``magnitude``, ``monomials``: :mod:`minlp_fs.models`), the hooks of the swap-neighbour
+    tables (``multiplicative``, ``fill_neighbour``: :mod:`minlp_fs.alpha.neighbours`), and the batched
+    quadratic forms at a fixed alpha (``removal_quads``, ``subset_quads``, ``swap_quads``,
+    ``feature_factors``, ``remove``: :mod:`minlp_fs.heuristics.screening`; defaults provided). A new
+    kernel is one subclass here (plus its name in :func:`make_kernel`).
     """
 
     #: name used on the command line and in results
@@ -238,9 +402,44 @@ class Kernel(ABC):
                          np.ascontiguousarray(X[:, j_in], dtype=float))
         return base
 
+    def remove(self, base: np.ndarray, X: np.ndarray, j: int) -> np.ndarray:
+        """In-place ``base -= T_j`` (a removal: the swap's fused pass with an all-zero column in, whose
+        term vanishes for both kernels, so entry by entry base_ab + (0 - t_ab) = base_ab - t_ab exactly);
+        returns ``base``."""
+        self._fused_swap(base, np.ascontiguousarray(X[:, j], dtype=float), np.zeros(X.shape[0]))
+        return base
+
     @abstractmethod
     def params(self) -> dict:
         """The kernel's parameters as a JSON-ready dict (with its name)."""
+
+    # Quadratic forms at a fixed alpha (heuristics/screening.py): q(S) = 1/2 v' K_S v, v = alpha * y on
+    # the support rows X. The defaults build one kernel matrix per value; the paper's kernels override
+    # them with batched formulas, so a new kernel is correct with none of the overrides.
+
+    def removal_quads(self, base: np.ndarray, X: np.ndarray, v: np.ndarray, js) -> np.ndarray:
+        """[q(S - j) for j in js] from ``base`` = the base matrix of S (no matrix per j where overridden)."""
+        return np.array([0.5 * v @ self.apply(base - self.feature_term(X, j)) @ v for j in js])
+
+    def subset_quads(self, X: np.ndarray, v: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+        """[q(S) for S in the rows of ``subsets``] (a k x s integer array: k subsets of one size s)."""
+        return np.array([0.5 * v @ self.gram(X, list(S)) @ v for S in subsets])
+
+    def feature_factors(self, X: np.ndarray) -> np.ndarray | None:
+        """[phi(T_j) flattened]_j (n x m^2), the per-feature factors of a multiplicative kernel that
+        :meth:`swap_quads` may take instead of building them; None when the kernel has none."""
+        return None
+
+    def swap_quads(self, X: np.ndarray, v: np.ndarray, chosen, outside, out: np.ndarray, tick,
+                   factors: np.ndarray | None = None) -> None:
+        """out[r, c] = q(S - i + j) for i = chosen[r], j = outside[c] (S = chosen); ``tick(k)`` after each
+        block of k values (the caller's count and deadline check). Default: one kernel matrix per swap."""
+        base = self.base(X, chosen)
+        for r, i in enumerate(chosen):
+            without = base - self.feature_term(X, i)
+            for c, j in enumerate(outside):
+                out[r, c] = 0.5 * v @ self.apply(without + self.feature_term(X, j)) @ v
+            tick(len(outside))
 
 
 def _columns(X: np.ndarray, subset) -> np.ndarray:
@@ -313,6 +512,68 @@ class PolynomialKernel(Kernel):
     def fill_neighbour(self, base, x_out, x_in, y, ay, K, grad):
         _fill_poly(base, x_out, x_in, self.gamma, self.coef0, self.degree, y, ay, K, grad)
 
+    def removal_quads(self, base, X, v, js):
+        """One compiled pass over base's upper triangle for all j: entry (gamma (base_ab - x_aj x_bj) + c)^d."""
+        js = np.asarray(js, dtype=np.intp)
+        out = np.empty(js.size)
+        _poly_removal_quads(np.ascontiguousarray(base, dtype=float), np.ascontiguousarray(X[:, js], dtype=float),
+                            np.ascontiguousarray(v, dtype=float), self.gamma, self.coef0, self.degree, out)
+        return out
+
+    def subset_quads(self, X, v, subsets):
+        """From the subsets' monomials (:func:`_poly_monomial_quads`) where a cost count says that is cheaper
+        (small subsets of a large support), else one compiled pass over the upper triangle per subset.
+        Cost (compiled, measured on one core): ~0.5 ns per monomial and row against ~0.5 ns per pair of
+        rows and column (or degree) of the pairwise pass: monomials when 2 C(s + d, d) < m (s + d)."""
+        subsets = np.asarray(subsets, dtype=np.intp).reshape(len(subsets), -1)
+        out = np.empty(subsets.shape[0])
+        run = _poly_monomial_quads if self.by_monomials(X.shape[0], subsets.shape[1]) else _poly_subset_quads
+        run(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(v, dtype=float), subsets,
+                           self.gamma, self.coef0, self.degree, out)
+        return out
+
+    def by_monomials(self, m: int, size: int) -> bool:
+        """:meth:`subset_quads` of ``size``-subsets on m rows goes by monomials (the cost count above)."""
+        d = self.degree
+        return size > 0 and 2 * math.comb(size + d, d) < m * (size + d)
+
+    def swap_quads(self, X, v, chosen, outside, out, tick, factors=None):
+        """Binomial expansion in the added column. With P_i = gamma (A_S - T_i) + c 1 1' (the masked,
+        shifted inner products of S - i), entrywise by the binomial theorem
+
+            K_{S-i+j} = (P_i + gamma x_j x_j')^{.d} = sum_{k=0}^{d} binom(d, k) gamma^k P_i^{.(d-k)} o (x_j^k x_j^k')
+
+        (powers .k and products o entrywise), and since v'(M o u u')v = (u o v)' M (u o v),
+
+            v' K_{S-i+j} v = sum_{k=0}^{d} binom(d, k) gamma^k w_jk' P_i^{.(d-k)} w_jk,   w_jk = x_j^{.k} o v.
+
+        The k = 0 term v' P_i^{.d} v does not depend on j; the k = d term is (1' w_jd)^2. For the other
+        k, with W_k = [w_jk]_{j in outside} (m x (n-B)), the values for every j are the column sums of
+        W_k o (P_i^{.(d-k)} W_k): one matrix product. Cost: B (d-1) products of m x m by m x (n-B), i.e.
+        O(B (n-B) d m^2) flops in BLAS, plus O(B d m^2) for the powers of each P_i, instead of
+        B (n-B) kernel matrices, each O(d m^2) scalar work plus a quadratic form. Every term is the same
+        quadratic form as the direct computation, regrouped; the terms are nonnegative when the data and
+        c are (min-max scaling), so there is no cancellation beyond the direct formula's own."""
+        g, c, d = self.gamma, self.coef0, self.degree
+        base = self.base(X, chosen)
+        Xo = X[:, outside]
+        W = [None] + [np.ascontiguousarray(Xo ** k * v[:, None]) for k in range(1, d + 1)]
+        coef = [math.comb(d, k) * g ** k for k in range(d + 1)]
+        last = coef[d] * W[d].sum(axis=0) ** 2  # k = d: P_i^0 = 1 1'
+        powers = [None] + [np.empty_like(base) for _ in range(d)]  # powers[e] = P_i^{.e}, e = 1..d, reused
+        P = powers[1]
+        for r, i in enumerate(chosen):
+            _poly_shifted_removal(base, np.ascontiguousarray(X[:, i], dtype=float), g, c, P)
+            for e in range(2, d + 1):
+                np.multiply(powers[e - 1], P, out=powers[e])
+            row = np.full(len(outside), 0.5 * coef[0] * (v @ powers[d] @ v))
+            for k in range(1, d):
+                W_k = W[k]
+                row += 0.5 * coef[k] * np.einsum("hj,hj->j", W_k, powers[d - k] @ W_k)
+            row += 0.5 * last
+            out[r] = row
+            tick(len(outside))
+
     def params(self):
         return {"name": self.name, "degree": self.degree, "gamma": self.gamma, "coef0": self.coef0}
 
@@ -374,6 +635,78 @@ class GaussianKernel(Kernel):
 
     def fill_neighbour(self, base, x_out, x_in, y, ay, K, grad):
         _fill_rbf(base, x_out, x_in, self.gamma, y, ay, K, grad)
+
+    def removal_quads(self, base, X, v, js):
+        """Per j, the exponent in one compiled pass into a reused buffer, then numpy's vectorised exp (several
+        times faster than a compiled scalar exp) and a matrix-vector product: no allocation per j, and
+        the same arithmetic as 1/2 v' apply(base - T_j) v."""
+        out, K = np.empty(len(js)), np.empty_like(base)
+        for t, j in enumerate(js):
+            _rbf_removal_exponent(base, np.ascontiguousarray(X[:, j], dtype=float), self.gamma, K)
+            np.exp(K, out=K)
+            out[t] = 0.5 * (v @ (K @ v))
+        return out
+
+    def subset_quads(self, X, v, subsets):
+        """Per subset, the Gram matrix by products (:meth:`base`) and numpy's vectorised exp, then a
+        matrix-vector product (the exponentials dominate: several times faster than a compiled scalar exp)."""
+        out = np.empty(len(subsets))
+        for t, S in enumerate(subsets):
+            K = self.apply(self.base(X, list(S)))
+            out[t] = 0.5 * (v @ (K @ v))
+        return out
+
+    def feature_factors(self, X):
+        """E_j = exp(-gamma T_j) of every column j, flattened (n x m^2)."""
+        n, m = X.shape[1], X.shape[0]
+        Xt = np.ascontiguousarray(X.T, dtype=float)
+        E = (Xt[:, :, None] - Xt[:, None, :]).reshape(n, m * m)
+        E *= E
+        E *= -self.gamma
+        return np.exp(E, out=E)
+
+    def swap_quads(self, X, v, chosen, outside, out, tick, factors=None):
+        """Per-feature factors. With E_j = exp(-gamma T_j) entrywise, K_{S-i+j} = exp(-gamma (A_S - T_i)) o E_j
+        = K_{S-i} o E_j, so
+
+            v' K_{S-i+j} v = sum_{h,l} N_i[h, l] E_j[h, l],   N_i = K_{S-i} o v v',
+
+        an inner product of two m x m matrices: one matrix product N (B x m^2) by E' (m^2 x (n-B)) gives
+        them all. Cost: O(B (n-B) m^2) flops in BLAS and B + (n-B) exponentials of m x m matrices,
+        instead of B (n-B) of them; built by broadcasting (contiguous, no index gathers) in blocks of
+        at most ``SWAP_BLOCK`` elements. ``factors``: E_j of every column of X (:meth:`feature_factors`)
+        if known; then one product with all of them, the outside columns kept."""
+        g = self.gamma
+        m = X.shape[0]
+        vv = np.multiply.outer(v, v).reshape(-1)
+        Xc, Xo = np.ascontiguousarray(X[:, chosen].T), np.ascontiguousarray(X[:, outside].T)
+
+        def sqdiffs(rows):
+            """[(x_hf - x_lf)^2]_{hl} flattened, one row per feature f of ``rows`` (broadcast, no gathers)."""
+            D = (rows[:, :, None] - rows[:, None, :]).reshape(rows.shape[0], m * m)
+            D *= D
+            return D
+
+        per = max(1, SWAP_BLOCK // (m * m))
+        base = np.zeros(m * m)
+        for lo in range(0, len(chosen), per):
+            base += sqdiffs(Xc[lo:lo + per]).sum(axis=0)
+        for lo in range(0, len(chosen), per):
+            N = sqdiffs(Xc[lo:lo + per])
+            N -= base
+            N *= g
+            np.exp(N, out=N)  # K_{S-i}, one row per i
+            N *= vv
+            if factors is not None:
+                out[lo:lo + per] = 0.5 * (N @ factors.T)[:, outside]
+                tick(N.shape[0] * len(outside))
+                continue
+            for lo_j in range(0, len(outside), per):
+                E = sqdiffs(Xo[lo_j:lo_j + per])
+                E *= -g
+                np.exp(E, out=E)
+                out[lo:lo + per, lo_j:lo_j + per] = 0.5 * (N @ E.T)
+                tick(N.shape[0] * E.shape[0])
 
     def params(self):
         return {"name": self.name, "gamma": self.gamma}

@@ -16,7 +16,10 @@ min F(S), |S| = B, i.e. max H(R), |R| <= n - B (problem (11)), solved by Minoux'
   ExploredSolsList is empty, at ``max_iter`` iterations or at ``time_limit`` seconds (checked
   while the alpha-start is built, between iterations and, within one, every few hundred fixed-alpha
   evaluations of the greedy and the pool search, and between chunks of re-fits of one fit per
-  worker; ``info["stopped_by"]`` says which rule stopped the run, :class:`StoppedBy`). The paper's
+  worker; ``info["stopped_by"]`` says which rule stopped the run, :class:`StoppedBy`). In the
+  iteration that ends the run unless it improves the incumbent (OptWindow - 1 iterations without
+  improvement so far), each re-fit stops early once duality proves it worse than the incumbent:
+  fewer SMO steps, the same decisions (:meth:`ACSOStar._pop_centre`). The paper's
   defaults (#SolPool = 100, OptWindow = 10) come from its parameter study (appendix). The start
   subset is put in the TabuList (it was fitted already).
 
@@ -40,6 +43,7 @@ import heapq
 from dataclasses import dataclass
 from enum import Enum
 
+from ..alpha.oracle import PRUNE_RTOL
 from ..blas import on_one_blas_thread
 from ..errors import CapabilityError
 from ..methods import Method
@@ -164,21 +168,51 @@ class ACSOStar(ACSO):
     opt_window: int = option(10, int, low=1, doc="iterations without improvement before stopping (OptWindow)")
     n_jobs: int = n_jobs_option()
 
-    def _refit(self, run, subsets, alpha) -> list:
-        """Exact fits in the given order, in chunks of one per worker (the same fits as one batch:
-        each is warm-started from ``alpha``); stops after a chunk past the deadline or with a fit
-        at the trivial bound (paper sense)."""
+    def _refit(self, run, subsets, alpha, reference: float | None = None) -> tuple[list, float | None]:
+        """Fits in the given order, in chunks of one per worker (the same fits as one batch: each is
+        warm-started from ``alpha``); stops after a chunk past the deadline or with an exact fit at the
+        trivial bound (paper sense). With ``reference`` (an incumbent value I, the same for the whole
+        call), each fit may stop early once proven worse than I. Returns (fits, key): sign * g > key
+        for every fit stopped early (the oracle's threshold I + sign * PRUNE_RTOL max(|I|, 1), times sign)."""
         chunk = self.n_jobs if self.n_jobs > 0 else cpu_count()
+        key = None if reference is None else run.instance.score(reference) + PRUNE_RTOL * max(abs(reference), 1.0)
         fits = []
         for lo in range(0, len(subsets), chunk):
             if fits and run.deadline.expired():
                 break
-            new = refit(run.oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs)
-            optimal = [i for i, fit in enumerate(new) if run.instance.proves_optimal(fit.value)]
+            new = refit(run.oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs,
+                        worse_than=reference)
+            optimal = [i for i, fit in enumerate(new) if fit.exact and run.instance.proves_optimal(fit.value)]
             if optimal:  # cut after the first: the same fits for any n_jobs (earlier chunks were checked)
-                return fits + new[:optimal[0] + 1]
+                return fits + new[:optimal[0] + 1], key
             fits += new
-        return fits
+        return fits, key
+
+    def _pop_centre(self, run, explored: list, fits: dict):
+        """The best fit of the ExploredSolsList, removed from it, solved exactly.
+
+        A fit stopped early by :meth:`_refit` is proven worse than an incumbent I (sign * g >
+        sign * I + margin, the oracle's threshold t): it enters the heap with the key sign * t, a
+        strict lower bound of its score sign * g. Popping such an entry solves it exactly, warm-started
+        from the same alpha as before with no early stop (the very solve Algorithm 4 would have made,
+        :meth:`~minlp_fs.alpha.AlphaSubproblem.solve` without ``worse_than``), and pushes it back with
+        its exact score. The decision is unchanged: when an exact entry (s*, S*) is popped, every
+        other entry's key is >= (s*, S*), and a bound entry's true key (sign * g, S) is > its key
+        (sign * t, S), so (s*, S*) is the minimum of the exact keys of every subset in the list, which
+        is the entry Algorithm 4 pops. Fits proven worse and never popped are never solved to the end.
+        (A fit that completes with the early stop armed is the same solve up to rounding: SMO rebuilds
+        its gradient to check the bound; its value is within the 1e-6 accuracy of every value, as with
+        the early stops of LS, LS* and RFE2.)
+        """
+        instance = run.instance
+        while True:
+            _, subset = heapq.heappop(explored)
+            fit, warm = fits.pop(subset)
+            if fit.exact:
+                return fit
+            fit = run.oracle.solve(subset, warm_start=warm)
+            fits[subset] = (fit, warm)
+            heapq.heappush(explored, (instance.score(fit.value), subset))
 
     def _iterate(self, run, centre) -> StoppedBy:
         instance, info, incumbent = run.instance, run.info, run.incumbent
@@ -191,13 +225,21 @@ class ACSOStar(ACSO):
             pool, _ = fixed_alpha_local_search(fixed, step.subset, self.pool_size)
             new = [s for s in pool if s not in tabu]
             improved = False
-            for fit in self._refit(run, new, centre.alpha):
+            # the last chance: unless a fit improves the incumbent, this iteration ends the run (OptWindow),
+            # and nothing else is made of a fit proven worse than the incumbent; if one does improve, the
+            # run goes on and _pop_centre finishes the stopped fits it needs
+            last = stale == self.opt_window - 1
+            refits, proven_key = self._refit(run, new, centre.alpha, incumbent.value if last else None)
+            for fit in refits:
                 tabu.add(fit.subset)
                 info["n_refits"] = len(tabu) - 1
-                fits[fit.subset] = fit
-                heapq.heappush(explored, (instance.score(fit.value), fit.subset))
-                source = "greedy" if fit.subset == step.subset else "pool"
-                improved |= incumbent.offer(fit.value, fit.subset, fit.alpha, source=source)
+                fits[fit.subset] = (fit, centre.alpha)
+                if fit.exact:
+                    heapq.heappush(explored, (instance.score(fit.value), fit.subset))
+                    source = "greedy" if fit.subset == step.subset else "pool"
+                    improved |= incumbent.offer(fit.value, fit.subset, fit.alpha, source=source)
+                else:  # proven worse than the incumbent: no offer can win; its key is a bound (_pop_centre)
+                    heapq.heappush(explored, (proven_key, fit.subset))
             info["iterations"] += 1
             info["n_evaluations"] += step.n_evals
             stale = 0 if improved else stale + 1
@@ -205,5 +247,5 @@ class ACSOStar(ACSO):
                 return StoppedBy.OPT_WINDOW
             if not explored:
                 return StoppedBy.EXHAUSTED
-            centre = fits.pop(heapq.heappop(explored)[1])
+            centre = self._pop_centre(run, explored, fits)
         return limit

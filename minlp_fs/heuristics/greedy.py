@@ -43,7 +43,7 @@ COUNTEREXAMPLE = ("the paper's appendix 'Counterexamples to the super/submodular
 
 def F(fixed, S) -> float:
     """F(S) = v' K_S v = 2 (f(alpha_bar, S) + e'alpha_bar) at the fixed alpha of ``fixed``."""
-    return 2.0 * (fixed.value(sorted(S)) + float(fixed.a.sum()))
+    return 2.0 * (fixed.value(sorted(S)) + fixed.a_sum)
 
 
 def H(fixed, R) -> float:
@@ -58,12 +58,6 @@ def _ground(fixed, start, B) -> list:
     if not 1 <= B <= len(ground):
         raise InputError(f"the greedy keeps B features out of {len(ground)}; B = {B} is out of range")
     return ground
-
-
-def _removal_value(fixed, kept, base, j) -> float:
-    """f(alpha_bar, K - j) from the base matrix of K, kept up to date by one subtraction per removal
-    (the one arithmetic both greedies share: :meth:`FixedAlpha.removal_value`)."""
-    return fixed.removal_value(kept, base, j)
 
 
 class Greedy(NamedTuple):
@@ -86,12 +80,13 @@ def plain_greedy(fixed, B: int, start=None, sign: float | None = None) -> Greedy
     f_kept = fixed.value_of_base(base)
     n_evals, order = 1, []
     while len(kept) > B:
-        values = {j: _removal_value(fixed, kept, base, j) for j in kept}
+        values = dict(zip(kept, fixed.removal_values_of_base(base, kept).tolist()))
         n_evals += len(kept)
         j = min(kept, key=lambda e: (-(sign * (f_kept - values[e])), e))
         kept.remove(j)
         order.append(j)
-        f_kept, base = values[j], base - fixed.term(j)
+        f_kept = values[j]
+        fixed.kernel.remove(base, fixed.X, j)
     return Greedy(tuple(kept), n_evals, order)
 
 
@@ -104,7 +99,7 @@ def ranked_removal(fixed, B: int, start=None, sign: float | None = None) -> Gree
     kept = _ground(fixed, start, B)
     base = fixed.base(kept)
     f_kept = fixed.value_of_base(base)
-    values = {j: _removal_value(fixed, kept, base, j) for j in kept}
+    values = dict(zip(kept, fixed.removal_values_of_base(base, kept).tolist()))
     order = sorted(kept, key=lambda e: (-(sign * (f_kept - values[e])), e))[:len(kept) - B]
     removed = set(order)
     return Greedy(tuple(e for e in kept if e not in removed), 1 + len(kept), order)
@@ -126,7 +121,7 @@ def lazy_greedy(fixed, B: int, start=None) -> Greedy:
     f_kept = fixed.value_of_base(base)
     if len(kept) == B:
         return Greedy(tuple(kept), 1, [])
-    values = {j: _removal_value(fixed, kept, base, j) for j in kept}
+    values = dict(zip(kept, fixed.removal_values_of_base(base, kept).tolist()))
     n_evals, order, it = 1 + len(kept), [], 0
     heap = [(-(f_kept - values[j]), j) for j in kept]
     heapq.heapify(heap)
@@ -136,12 +131,13 @@ def lazy_greedy(fixed, B: int, start=None) -> Greedy:
             _, j = heapq.heappop(heap)
             if fresh[j] == it:
                 break
-            values[j], fresh[j] = _removal_value(fixed, kept, base, j), it
+            values[j], fresh[j] = float(fixed.removal_values_of_base(base, [j])[0]), it
             n_evals += 1
             heapq.heappush(heap, (-(f_kept - values[j]), j))
         kept.remove(j)
         order.append(j)
-        f_kept, base = values[j], base - fixed.term(j)
+        f_kept = values[j]
+        fixed.kernel.remove(base, fixed.X, j)
         it += 1
     return Greedy(tuple(kept), n_evals, order)
 

@@ -170,7 +170,7 @@ class LocalSearchStar(_SwapSearch):
                 return Status.CONVERGED
             screen = FixedAlpha(instance, centre.alpha, run.deadline)
             best, timed_out = best_refit(instance, run.oracle, centre, samples,
-                                         lambda cands: [screen.value(s) for s in cands],
+                                         lambda cands: screen.values(cands).tolist(),
                                          self.refit_fraction, self.n_jobs, run.deadline)
             if best is not None:
                 inc.offer(best.value, best.subset, best.alpha, "N2")

@@ -31,9 +31,9 @@ def refit(oracle, subsets, warm_start=None, n_jobs: int = 1, worse_than: float |
     def fit(subset):
         return oracle.solve(subset, warm_start=warm_start, worse_than=worse_than, neighbours=neighbours)
 
+    if workers == 1:  # one worker cannot oversubscribe the cores: no BLAS limit to set (and undo) per call
+        return [fit(s) for s in subsets]
     with one_blas_thread():
-        if workers == 1:
-            return [fit(s) for s in subsets]
         pool = ThreadPoolExecutor(max_workers=workers)
         try:
             return list(pool.map(fit, subsets))

@@ -90,8 +90,11 @@ class RFE2(_RFE):
         instance, oracle = run.instance, run.oracle
         removals = _Removals(kept)
         screen = FixedAlpha(instance, fit.alpha, run.deadline)
-        best, timed_out = best_refit(instance, oracle, centre=fit, candidates=removals,
-                                     scores=lambda cands: [screen.value(s) for s in cands], fraction=1.0,
+
+        def scores(cands):  # cands = the removals of kept, in kept's order
+            return screen.removal_values_of_base(screen.base(kept), kept).tolist()
+
+        best, timed_out = best_refit(instance, oracle, centre=fit, candidates=removals, scores=scores, fraction=1.0,
                                      n_jobs=self.n_jobs, deadline=run.deadline,
                                      neighbours=oracle.neighbour_grams(kept))
         if timed_out:  # the step's re-fits were cut: stop here (the finish ranks at the current alpha)

@@ -1,9 +1,12 @@
 """ACSO and ACSO* (Algorithms 3 and 4): optimum reached against brute force, determinism, limits, kernels."""
+import heapq
 import itertools
+from types import SimpleNamespace
 
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.alpha.oracle import Fit
 from minlp_fs.datasets import load_dataset, make_synthetic
 from minlp_fs.errors import CapabilityError, InputError
 from minlp_fs.heuristics.acso import ACSO, ACSOStar, fixed_alpha_local_search
@@ -185,3 +188,65 @@ def test_paper_sense_search_stops_at_the_first_fit_attaining_the_trivial_bound(n
     assert r.certified and r.status == "optimal" and inst.proves_optimal(r.objective)
     first = next(i for i, v in enumerate(values) if inst.proves_optimal(v))
     assert len(values) - 1 - first <= after
+
+
+class _NoEarlyStop(ACSOStar):
+    """ACSO* as Algorithm 4 states it: every re-fit solved to the end."""
+
+    def _refit(self, run, subsets, alpha, reference=None):
+        return super()._refit(run, subsets, alpha, None)
+
+
+def test_early_stops_of_the_last_iteration_change_no_decision(monkeypatch):
+    """ACSO* stops the re-fits of its last-chance iteration once proven worse than the incumbent; the
+    subset, the objective, the trace and the iteration count are those of the run without early stops
+    (small pools and OptWindow, so that iteration comes on these instances), and some fits did stop early."""
+    import minlp_fs.heuristics.acso as acso_module
+    stopped = []
+    real = acso_module.refit
+
+    def counting(*args, **kwargs):
+        fits = real(*args, **kwargs)
+        stopped.extend(not f.exact for f in fits)
+        return fits
+
+    monkeypatch.setattr(acso_module, "refit", counting)
+    for seed, kernel, sense, B in itertools.product(range(3), ("poly2", "poly3"), ("paper", "fit"), (3, 4)):
+        inst = instance(kernel, sense, B=B, seed=seed, n_noise=7)
+        runs = [(r.features, r.objective, [(t.value, t.source) for t in r.trace], r.info["iterations"],
+                 r.info["stopped_by"]) for r in (cls(pool_size=4, opt_window=2).solve(inst)
+                                                 for cls in (ACSOStar, _NoEarlyStop))]
+        assert runs[0] == runs[1], (seed, kernel, sense, B)
+    assert any(stopped)
+
+
+class _Oracle:
+    """A stand-in oracle: exact values by subset, recording its solves."""
+
+    def __init__(self, values):
+        self.values, self.calls = values, []
+
+    def solve(self, subset, warm_start=None):
+        self.calls.append((subset, warm_start))
+        return Fit(subset, self.values[subset], None)
+
+
+def test_pop_centre_finishes_the_stopped_fits_it_needs_and_returns_the_best_exact_one():
+    """Two fits stopped early (proven worse than I = -8, key -8 + margin) sort before the exact -7 and
+    -5: both are finished (from the alpha of their first attempt); the one at -9 is the centre, the
+    other goes back with its exact key -6, and the next pop is the exact -7."""
+    inst = instance("poly2", "paper")
+    values = {(0, 1, 2): -5.0, (0, 1, 3): -7.0, (0, 1, 4): -6.0, (0, 1, 5): -9.0}
+    oracle = _Oracle(values)
+    run = SimpleNamespace(instance=inst, oracle=oracle)
+    key = inst.score(-8.0) + 1e-6 * 8.0
+    fits = {s: (Fit(s, values[s], None), "warm") for s in [(0, 1, 2), (0, 1, 3)]}
+    fits.update({s: (Fit(s, 0.0, None, exact=False), "warm") for s in [(0, 1, 4), (0, 1, 5)]})
+    explored = [(inst.score(values[s]), s) for s in [(0, 1, 2), (0, 1, 3)]] + [(key, (0, 1, 4)), (key, (0, 1, 5))]
+    heapq.heapify(explored)
+    centre = ACSOStar()._pop_centre(run, explored, fits)
+    assert (centre.subset, centre.value) == ((0, 1, 5), -9.0)
+    assert oracle.calls == [((0, 1, 4), "warm"), ((0, 1, 5), "warm")]
+    assert sorted(explored) == [(-7.0, (0, 1, 3)), (-6.0, (0, 1, 4)), (-5.0, (0, 1, 2))]
+    assert ACSOStar()._pop_centre(run, explored, fits).subset == (0, 1, 3)
+    assert len(oracle.calls) == 2

@@ -1,9 +1,12 @@
 """Batched swap screening (screening.swap_matrix) against the direct computation, one kernel per swap."""
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.heuristics.screening import FixedAlpha, _instance_factors, poly_half_quad, swap_matrix
+from minlp_fs.heuristics.screening import FixedAlpha, _instance_factors, swap_matrix
+from minlp_fs.kernels import GaussianKernel, Kernel, PolynomialKernel, _poly_monomial_quads
 from minlp_fs.instance import make_instance
 from minlp_fs.objective import dual_objective
 
@@ -78,7 +81,7 @@ def test_swap_matrix_edge_cases(kernel):
 @pytest.mark.parametrize("kernel", ["poly1", "poly2", "poly3", "poly5"])
 @pytest.mark.parametrize("scaling", ["minmax", "standard"])
 def test_monomial_quadratic_form_equals_the_kernel_matrix(kernel, scaling):
-    """poly_half_quad (the multinomial expansion) = 1/2 v'K v from the Gram matrix, for any subset size."""
+    """The multinomial expansion (_poly_monomial_quads) = 1/2 v'K v from the Gram matrix, for any subset size."""
     for seed in range(6):
         inst, alpha, subset = random_case(seed, kernel, "paper", scaling=scaling)
         v = alpha * inst.y
@@ -86,33 +89,45 @@ def test_monomial_quadratic_form_equals_the_kernel_matrix(kernel, scaling):
             cols = list(range(size))
             K = inst.kernel.gram(inst.X, cols)
             want = 0.5 * v @ K @ v
-            got = poly_half_quad(inst.kernel, inst.X[:, cols], v)
-            assert abs(got - want) <= 1e-10 * (0.5 * np.abs(v) @ np.abs(K) @ np.abs(v)), (seed, size)
+            k, got = inst.kernel, np.empty(2)
+            _poly_monomial_quads(inst.X, v, np.array([cols, cols[::-1]]), k.gamma, k.coef0, k.degree, got)
+            assert np.abs(got - want).max() <= 1e-10 * (0.5 * np.abs(v) @ np.abs(K) @ np.abs(v)), (seed, size)
 
 
-def test_value_and_removal_value_by_either_route_agree_with_the_direct_value():
-    """FixedAlpha.value / removal_value switch to monomials when cheaper (large support, small subset,
-    and for small subsets of a large support); both routes give the direct value."""
+def test_values_and_removal_values_by_either_route_agree_with_the_direct_value():
+    """FixedAlpha.values (a polynomial kernel's subset_quads: monomials for small subsets of a large
+    support, else one compiled pass per subset) and removal_values_of_base (one compiled pass per
+    removal from the base matrix) give the direct value, for every kernel."""
     rng = np.random.default_rng(7)
     routes = set()
-    for m, kernel in [(400, "poly2"), (400, "poly3"), (30, "poly3")]:
+    for m, kernel in [(400, "poly2"), (400, "poly3"), (30, "poly3"), (30, "poly1"), (40, "rbf")]:
         n = 12
         X = rng.uniform(size=(m, n))
         y = np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
         inst = make_instance(X, y, B=3, kernel=kernel)
         alpha = np.full(m, 1.0)
         alpha[y < 0] *= (y > 0).sum() / (y < 0).sum()
+        alpha[::5] = 0.0  # a support smaller than m
+        alpha[y < 0] *= alpha[y > 0].sum() / alpha[y < 0].sum()
         fixed = FixedAlpha(inst, alpha)
         for size in (1, 3, 6, n):
-            kept = sorted(rng.choice(n, size, replace=False).tolist())
-            routes.add(fixed._by_monomials(size))
-            want = dual_objective(alpha, inst.gram(kept), y)
-            assert fixed.value(kept) == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
-            base = fixed.base(kept)
-            for j in kept[:2]:
+            subsets = [sorted(rng.choice(n, size, replace=False).tolist()) for _ in range(3)]
+            if kernel != "rbf":
+                routes.add(inst.kernel.by_monomials(fixed.sv.size, size))
+            got = fixed.values(subsets)
+            for kept, value in zip(subsets, got):
+                want = dual_objective(alpha, inst.gram(kept), y)
+                assert value == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
+                assert fixed.value(kept) == value
+            kept = subsets[0]
+            removals = fixed.removal_values_of_base(fixed.base(kept), kept)
+            assert fixed.removal_values(kept) == dict(zip(kept, removals.tolist()))
+            # a value does not depend on its batch (the lazy greedy evaluates one removal at a time)
+            assert [fixed.removal_values_of_base(fixed.base(kept), [j])[0] for j in kept] == removals.tolist()
+            for j, value in zip(kept, removals):
                 rest = [e for e in kept if e != j]
                 want = dual_objective(alpha, inst.gram(rest), y) if rest else -alpha.sum()
-                assert fixed.removal_value(kept, base, j) == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
+                assert value == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
     assert routes == {True, False}  # both routes were exercised
 
 
@@ -128,3 +143,62 @@ def test_gaussian_swaps_by_the_instance_factors_and_on_the_support_agree_with_th
         want, scale = direct(inst, alpha, subset)
         assert max(abs(got[k] - want[k]) for k in want) <= 1e-10 * scale, seed
     assert routes == {True, False}
+
+
+@dataclass(frozen=True)
+class _PlainPoly(PolynomialKernel):
+    """The polynomial kernel without its batched formulas: the Kernel defaults (one matrix per value)."""
+
+    removal_quads = Kernel.removal_quads
+    subset_quads = Kernel.subset_quads
+    swap_quads = Kernel.swap_quads
+
+
+@dataclass(frozen=True)
+class _PlainRbf(GaussianKernel):
+    removal_quads = Kernel.removal_quads
+    subset_quads = Kernel.subset_quads
+    swap_quads = Kernel.swap_quads
+    feature_factors = Kernel.feature_factors
+
+
+@pytest.mark.parametrize("kernel, plain", [(PolynomialKernel(degree=3), _PlainPoly(degree=3)),
+                                           (GaussianKernel(gamma=0.5), _PlainRbf(gamma=0.5))])
+def test_kernel_defaults_and_batched_formulas_give_the_same_values(kernel, plain):
+    """A new kernel with none of the batched formulas is screened by the Kernel defaults; they agree
+    with the paper's kernels' batched overrides (values, removals from a base, swaps)."""
+    for seed in range(4):
+        inst, alpha, subset = random_case(seed, "poly3", "paper")
+        values = {}
+        for k in (kernel, plain):
+            fixed = FixedAlpha(make_instance(inst.X, inst.y, B=inst.B, kernel=k, C=inst.C, scaling="none"), alpha)
+            values[k] = (fixed.values([subset, tuple(range(len(subset)))]), fixed.removal_values(subset),
+                         fixed.swap_values(subset))
+        (va, ra, sa), (vb, rb, sb) = values[kernel], values[plain]
+        scale = 1.0 + np.abs(va).max()
+        np.testing.assert_allclose(va, vb, rtol=0, atol=1e-10 * scale)
+        assert ra.keys() == rb.keys() and max(abs(ra[j] - rb[j]) for j in ra) <= 1e-10 * scale
+        assert sa.keys() == sb.keys() and max(abs(sa[k] - sb[k]) for k in sa) <= 1e-10 * scale
+
+
+@pytest.mark.parametrize("kernel", ["poly3", "rbf"])
+def test_removal_from_a_base_in_place_is_bitwise_the_subtraction_of_the_term(kernel):
+    """Kernel.remove (the greedy's and the swap table's update) = base - T_j exactly, so decisions taken
+    on it are those of the allocating subtraction."""
+    for seed in range(4):
+        inst, _, subset = random_case(seed, kernel, "paper", scaling="standard")
+        base = inst.kernel.base(inst.X, list(subset))
+        for j in subset:
+            assert np.array_equal(inst.kernel.remove(base.copy(), inst.X, j), base - inst.kernel.feature_term(inst.X, j))
+
+
+def test_gaussian_values_are_bitwise_those_of_the_kernel_matrix():
+    """For the Gaussian kernel the batched values and removals take the kernel matrix's own arithmetic
+    (numpy's exp, then v'(K v)): bitwise the values of FixedAlpha.value_of_base."""
+    for seed in range(4):
+        inst, alpha, subset = random_case(seed, "rbf", "paper")
+        fixed = FixedAlpha(inst, alpha)
+        base = fixed.base(subset)
+        assert fixed.values([subset]).tolist() == [fixed.value_of_base(base)]
+        assert fixed.removal_values_of_base(base, subset).tolist() == \
+            [fixed.value_of_base(base - fixed.term(j)) for j in subset]
