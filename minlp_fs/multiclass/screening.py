@@ -9,9 +9,9 @@ and V = A[:, sv] o Y[:, sv] (one row v_k per class),
 
 one base matrix per subset shared by every class (the terms T_j do not depend on the labels), so the
 greedy's base updates (base - T_j) are those of the binary case; the value of a base is
-:func:`~minlp_fs.objective.stacked_objective`. Swap values (neighbourhood N1) are the sum over classes
-of :func:`~minlp_fs.heuristics.screening.swap_matrix` on the union support. The polynomial kernel's
-monomial shortcut of the binary class is not used (every value goes through the kernel matrix).
+:func:`~minlp_fs.objective.stacked_objective`. Subset, removal and swap values (neighbourhood N1) are
+the kernel's batched quadratic forms (``subset_quads``, ``removal_quads``,
+:func:`~minlp_fs.heuristics.screening.swap_matrix`) of each class's v_k on the union support, summed.
 """
 from __future__ import annotations
 
@@ -47,8 +47,15 @@ class StackedFixedAlpha(FixedAlpha):
         self._count()
         return stacked_objective(self.a, self.kernel.apply(base, out=out), self.y)
 
-    def _by_monomials(self, size: int) -> bool:
-        return False
+    def values(self, subsets) -> np.ndarray:
+        """[f(A, S) for S in subsets]: the kernel's ``subset_quads`` of each class's v_k, summed."""
+        table = np.array([list(s) for s in subsets], dtype=np.intp).reshape(len(subsets), -1)
+        return self._batched(lambda rows: sum(self.kernel.subset_quads(self.X, v, rows) for v in self.v), table)
+
+    def removal_values_of_base(self, base: np.ndarray, removed) -> np.ndarray:
+        """[f(A, S - {j}) for j in removed] given the base matrix of S: each class's ``removal_quads``, summed."""
+        return self._batched(lambda js: sum(self.kernel.removal_quads(base, self.X, v, js) for v in self.v),
+                             list(removed))
 
     def swap_values(self, subset) -> dict:
         """{(j_out, j_in): f(A, subset - j_out + j_in)} over N1: the classes' swap matrices, summed."""
