@@ -77,7 +77,9 @@ def test_every_selector_runs_once_per_fold_and_a_rerun_resumes(tiny):
         else:
             assert 1 <= r["k"] <= n
         if r["selector"] == "ours-cv":
-            assert 1 <= r["k_1se"] <= r["k_top"] and 0 <= r["accuracy_1se"] <= 1
+            assert 1 <= r["k_1se"] <= r["k"] <= r["k_top"] and 0 <= r["accuracy_1se"] <= 1
+        if r["selector"] == "ours-cv-grid":
+            assert 0 <= r["accuracy_own"] <= 1 and (r["C"], r["gamma"]) in {(10, 0.1), (10, 1)}
     assert bs.run(["tiny"], bs.SELECTORS, folder, path=path, n_folds=2, log=lambda _: None) == 0
     lines = bs.report(records, ["tiny"])
     assert any(line.startswith("| tiny") for line in lines)
@@ -98,6 +100,7 @@ def test_targets_count_hits_and_name_the_misses():
     t = bs.targets(bs.summarise(records), ["a", "b", "c"])
     assert t["near_all"] == (1, 3, ["b", "c"])
     assert t["vs_sklearn"] == (1, 2, ["b"])
-    assert t["cv_vs_rfecv"] == (1, 2, ["a"])
+    assert t["ours-cv_vs_rfecv"] == (1, 2, ["a"])
+    assert t["ours-cv-wide_vs_rfecv"] == (0, 0, [])
     partial = [r for r in _records("d", {"all": 0.9, "ours": 0.9}) if r["fold"] < 4]
     assert bs.targets(bs.summarise(partial), ["d"])["near_all"] == (0, 0, [])
