@@ -152,8 +152,10 @@ def row_key(record: dict) -> tuple:
     return record["dataset"], record["selector"], record["fold"]
 
 
-def run(datasets, selectors, data_dir, path=RESULTS, n_folds: int = N_FOLDS, seed: int = SEED, log=print) -> int:
-    """Run every missing (dataset, selector, fold), appending each record as it finishes; the number run."""
+def run(datasets, selectors, data_dir, path=RESULTS, n_folds: int = N_FOLDS, seed: int = SEED, log=print,
+        folds=None) -> int:
+    """Run every missing (dataset, selector, fold), appending each record as it finishes; the number run.
+    ``folds`` (fold numbers) restricts the run to those folds, e.g. to share one slow dataset between runs."""
     done = {row_key(r) for r in read_records(path, row_key)}
     count = 0
     with writer(path) as append:
@@ -163,7 +165,7 @@ def run(datasets, selectors, data_dir, path=RESULTS, n_folds: int = N_FOLDS, see
             k = target_k(X.shape[1])
             for name in selectors:
                 for fold, (train, test) in enumerate(outer_folds(y, n_folds, seed)):
-                    if (ds, name, fold) in done:
+                    if (ds, name, fold) in done or folds is not None and fold not in folds:
                         continue
                     record = {"dataset": ds, "selector": name, "fold": fold, "m": int(X.shape[0]),
                               "n": int(X.shape[1]), "k_target": k, "seed": seed,
@@ -307,11 +309,12 @@ def main(argv=None) -> None:
     parser.add_argument("--datasets", nargs="+", default=list(PAPER_DATASETS), choices=list(PAPER_DATASETS))
     parser.add_argument("--selectors", nargs="+", default=list(SELECTORS), choices=list(SELECTORS))
     parser.add_argument("--results", default=str(RESULTS), help="JSON-lines file of the per-fold records")
+    parser.add_argument("--folds", nargs="+", type=int, choices=range(N_FOLDS), help="run only these outer folds")
     parser.add_argument("--report-only", action="store_true", help="only rewrite the RESULTS.md section")
     add_io_args(parser)
     args = parser.parse_args(argv)
     if not args.report_only:
-        run(args.datasets, args.selectors, args.data_dir, Path(args.results))
+        run(args.datasets, args.selectors, args.data_dir, Path(args.results), folds=args.folds)
     records = read_records(Path(args.results), row_key)
     text = "\n".join([
         "## Held-out accuracy against scikit-learn's selectors (bench_selectors.py)",

@@ -62,7 +62,9 @@ def test_the_selector_sees_only_the_training_rows(monkeypatch):
 def test_every_selector_runs_once_per_fold_and_a_rerun_resumes(tiny):
     folder, data = tiny
     path = folder / "selectors.jsonl"
-    assert bs.run(["tiny"], bs.SELECTORS, folder, path=path, n_folds=2, log=lambda _: None) == 2 * len(bs.SELECTORS)
+    assert bs.run(["tiny"], ["all"], folder, path=path, n_folds=2, log=lambda _: None, folds=[1]) == 1
+    assert [r["fold"] for r in read_records(path, bs.row_key)] == [1]
+    assert bs.run(["tiny"], bs.SELECTORS, folder, path=path, n_folds=2, log=lambda _: None) == 2 * len(bs.SELECTORS) - 1
     records = read_records(path, bs.row_key)
     assert {(r["selector"], r["fold"]) for r in records} == {(s, f) for s in bs.SELECTORS for f in range(2)}
     n, k = data.X.shape[1], bs.target_k(data.X.shape[1])
