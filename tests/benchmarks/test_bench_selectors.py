@@ -104,5 +104,7 @@ def test_targets_count_hits_and_name_the_misses():
     assert t["vs_sklearn"] == (1, 2, ["b"])
     assert t["ours-cv_vs_rfecv"] == (1, 2, ["a"])
     assert t["ours-cv-wide_vs_rfecv"] == (0, 0, [])
+    assert bs.within_all(bs.summarise(records), ["a", "b", "c"], "rfe") == (2, 2)
+    assert bs.within_all(bs.summarise(records), ["a", "b", "c"], "sfs") == (0, 2)
     partial = [r for r in _records("d", {"all": 0.9, "ours": 0.9}) if r["fold"] < 4]
     assert bs.targets(bs.summarise(partial), ["d"])["near_all"] == (0, 0, [])
