@@ -25,6 +25,27 @@ Measured (benchmarks/bench_selection_path.py): with LS*, a warm run beat the col
 and at none of B = 1..8 on BCD, where the path cost 1.4-1.5x the cold runs alone.
 Warm starts apply to start-dependent methods (LS, LS*, ACSO, ...); other methods run once per B.
 Every subset's value is the method's answer, re-evaluated by :mod:`minlp_fs.objective` as everywhere.
+
+Defaults, chosen from held-out accuracy on the paper's nine datasets (benchmarks/bench_selectors.py,
+RESULTS.md section ``bench_selectors``: stratified 5-fold outer CV, the same folds and the same final
+SVC for every variant, selection on the training folds only):
+
+* ``method="ls"`` (KernelFeatureSelector's default is LS*): at B = ceil(n/4), LS's subsets scored the
+  same mean held-out accuracy as LS*'s on 6 of 9 datasets, higher on Ionosphere and Sonar (+1.4, +0.9
+  points) and lower on German (-0.4), at 7-32x less CPU (German: 1.0 s against 32 s per fit); the path
+  runs the method about 2 x (number of B) times per split;
+* ``n_features=None`` (B = 1 .. min(n, 10)): the wider grid 1 .. min(n, 20) changed the mean held-out
+  accuracy by -0.3 .. +0.5 points on the five datasets with n > 10 where it ran (within the fold
+  spread; German not run), at 1.2-3.8x the CPU;
+* ``Cs=None, gammas=None`` (C = 10, gamma = 0.1 only): adding gamma = 1 to the search (scored with the
+  selector's own SVC at the chosen gamma) moved the mean by -0.7 .. +3.9 points on eight datasets (up on
+  four, down on two; +2.6 on Ionosphere and +3.9 on Sonar, one to two fold standard deviations, where the
+  gain is the final SVC's gamma = 1: the same subsets scored lower with the gamma = 0.1 SVC), at 2.2-5.2x
+  the CPU (German not run); search it when an interaction is suspected (bench_selection_path.py (c)) or
+  when the cost is affordable;
+* ``select="best"``: the one-standard-error rule chose fewer features but lost 0.5-4.0 points of
+  held-out accuracy on 7 of 9 datasets, tied on BCD and gained 1.5 on Sonar;
+* ``cv=5``: RFECV's default; not varied (the measured cost is (cv + 1) paths).
 """
 from __future__ import annotations
 
@@ -132,7 +153,8 @@ def _selected(varying, constant, features, B):
 class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimator):
     __doc__ = """Select the number of features of :class:`KernelFeatureSelector` by cross-validation.
 
-    See the module docstring for the warm-started path over ``n_features`` and the selection rule.
+    See the module docstring for the warm-started path over ``n_features``, the selection rule, and the
+    measurements behind each default (method LS, B = 1 .. 10, one (C, gamma) point, 5 folds, the best mean).
     """ + _PARAMS_DOC.replace("""    n_features : int, default=5
         B, the exact number of features to select. At or above the number of columns of X, every
         column is kept with a warning (``SelectKBest``'s convention) and no method runs.
@@ -147,6 +169,8 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         A grid searched jointly with B; None uses ``C`` (``gamma``) alone.
     select : {"best", "1se"}, default="best"
         The best mean score, or the smallest B within one standard error of it.
+""").replace("""    method : str, default="ls*"
+""", """    method : str, default="ls"
 """).replace("""    verbose : int, default=0
         > 0 shows a progress bar of the selection (its incumbent's improvements; with
         ``n_features="auto"`` the cross-validated path); 0 is silent.
@@ -181,7 +205,7 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
     """
 
     def __init__(self, n_features=None, *, cv=5, scoring=None, Cs=None, gammas=None, select="best",
-                 kernel="poly", degree=3, gamma=0.1, coef0=1.0, C=10.0, method="ls*", sense="fit",
+                 kernel="poly", degree=3, gamma=0.1, coef0=1.0, C=10.0, method="ls", sense="fit",
                  scaling="minmax", random_state=None, n_jobs=1, time_limit=None, method_params=None,
                  verbose=0):
         super().__init__(n_features, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, C=C, method=method,
