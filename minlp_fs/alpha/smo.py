@@ -25,6 +25,10 @@ from numba import njit
 _TAU = 1e-12
 #: SMO steps between two primal-bound checks of an early stop while no index is shrunk
 _BOUND_EVERY = 8
+#: SMO steps between two shrinking passes (libsvm: min(m, 1000)). Measured on German (m = 1000, warm starts
+#: from swap neighbours, benchmarks/bench_alpha.py): 200 keeps the active set small for most of a solve
+#: while the gradient reconstructions it costs stay rare; 1000 leaves a third of a typical solve unshrunk.
+_SHRINK_EVERY = 200
 
 
 @njit(cache=True, nogil=True)
@@ -41,48 +45,76 @@ def _full_gradient(K, y, alpha, grad):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _select(K, y, C, alpha, grad, active, n_active):  # pragma: no cover - compiled
-    """libsvm's second-order working set (i, j) over the active indices, and the violation."""
+def _set_masks(y, C, alpha, t, up, low):  # pragma: no cover - compiled
+    """up[t] = 0 if t is in I_up(alpha) = {y_t = 1, a_t < C} | {y_t = -1, a_t > 0}, else -inf; low[t] likewise
+    for I_low = {y_t = 1, a_t > 0} | {y_t = -1, a_t < C}. Added to -y_t grad_t (y_t grad_t), they make the
+    selection loops branch-free in the index sets."""
+    a = alpha[t]
+    inside_c, above_0 = 0.0 if a < C else -np.inf, 0.0 if a > 0 else -np.inf
+    if y[t] > 0:
+        up[t], low[t] = inside_c, above_0
+    else:
+        up[t], low[t] = above_0, inside_c
+
+
+@njit(cache=True, nogil=True)
+def _select_i(y, grad, up, active, n_active):  # pragma: no cover - compiled
+    """i = argmax over I_up of -y_t grad_t (the last on ties), and that maximum; (-1, -inf) if I_up is empty."""
     gmax = -np.inf
     i = -1
     for p in range(n_active):
         t = active[p]
-        if y[t] > 0:
-            if alpha[t] < C and -grad[t] >= gmax:
-                gmax = -grad[t]
-                i = t
-        else:
-            if alpha[t] > 0 and grad[t] >= gmax:
-                gmax = grad[t]
-                i = t
+        v = up[t] - y[t] * grad[t]
+        if v >= gmax:
+            gmax = v
+            i = t
+    return (i, gmax) if gmax > -np.inf else (-1, -np.inf)
+
+
+@njit(cache=True, nogil=True)
+def _update_select_i(K, y, grad, up, active, n_active, i, j, ci, cj):  # pragma: no cover - compiled
+    """grad_t += y_t (K_it ci + K_jt cj) over the active indices, fused with :func:`_select_i` on the new grad."""
+    gmax = -np.inf
+    inext = -1
+    Ki, Kj = K[i], K[j]
+    for p in range(n_active):
+        t = active[p]
+        g = grad[t] + y[t] * (Ki[t] * ci + Kj[t] * cj)
+        grad[t] = g
+        v = up[t] - y[t] * g
+        if v >= gmax:
+            gmax = v
+            inext = t
+    return (inext, gmax) if gmax > -np.inf else (-1, -np.inf)
+
+
+@njit(cache=True, nogil=True)
+def _select_j(K, Kd, y, grad, low, active, n_active, i, gmax):  # pragma: no cover - compiled
+    """libsvm's second-order choice of j for a given i (Fan, Chen and Lin 2005, WSS 2): over t in I_low
+    with b_t = gmax + y_t grad_t > 0, the largest decrease b_t^2 / (K_ii + K_tt - 2 K_it) of the
+    objective along the pair's direction (the last on ties); returns (j, max over I_low of y_t grad_t)."""
     gmax2 = -np.inf
     j = -1
     obj_min = np.inf
+    if i < 0:
+        return j, gmax2
+    Ki = K[i]
+    kii = Kd[i]
     for p in range(n_active):
         t = active[p]
-        if y[t] > 0:
-            if alpha[t] > 0:
-                if grad[t] >= gmax2:
-                    gmax2 = grad[t]
-                diff = gmax + grad[t]
-            else:
-                continue
-        else:
-            if alpha[t] < C:
-                if -grad[t] >= gmax2:
-                    gmax2 = -grad[t]
-                diff = gmax - grad[t]
-            else:
-                continue
-        if diff > 0 and i >= 0:
-            quad = K[i, i] + K[t, t] - 2.0 * K[i, t]
+        s = low[t] + y[t] * grad[t]
+        if s > gmax2:
+            gmax2 = s
+        diff = gmax + s
+        if diff > 0:
+            quad = kii + Kd[t] - 2.0 * Ki[t]
             if quad <= 0:
                 quad = _TAU
             obj = -(diff * diff) / quad
             if obj <= obj_min:
                 obj_min = obj
                 j = t
-    return i, j, gmax + gmax2
+    return j, gmax2
 
 
 @njit(cache=True, nogil=True)
@@ -164,17 +196,22 @@ def _lower_bound(y, C, alpha, grad):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragma: no cover - compiled
     """SMO; returns (iterations, pruned, f(alpha) tracked). Pruned: stopped once the optimum g is proven > ``above``
-    (by the primal bound, checked every _BOUND_EVERY steps, or every min(m, 1000) once shrinking) or < ``below`` (f(alpha) >= g only
+    (by the primal bound, checked every _BOUND_EVERY steps, or every min(m, _SHRINK_EVERY) once shrinking) or < ``below`` (f(alpha) >= g only
     decreases, tracked in O(1) per step). Pass +inf / -inf to solve to ``tol``."""
     m = y.shape[0]
     active = np.arange(m)
     n_active = m
     unshrunk = False
-    period = min(m, 1000)
+    period = min(m, _SHRINK_EVERY)
     counter = period + 1
+    Kd = np.empty(m)
+    up, low = np.empty(m), np.empty(m)
     value = 0.0  # f(alpha) = 1/2 sum_i alpha_i (grad_i - 1)
     for t in range(m):
         value += 0.5 * alpha[t] * (grad[t] - 1.0)
+        Kd[t] = K[t, t]
+        _set_masks(y, C, alpha, t, up, low)
+    i, gmax = _select_i(y, grad, up, active, n_active)
     it = 0
     while it < max_iter:
         if value < below:
@@ -193,16 +230,18 @@ def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
                     return it, True, value
             if shrinking:
                 n_active, unshrunk = _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk)
-        i, j, violation = _select(K, y, C, alpha, grad, active, n_active)
-        if violation < tol or j < 0:
+            i, gmax = _select_i(y, grad, up, active, n_active)
+        j, gmax2 = _select_j(K, Kd, y, grad, low, active, n_active, i, gmax)
+        if gmax + gmax2 < tol or j < 0:
             if n_active == m:
                 break
             _full_gradient(K, y, alpha, grad)  # restore the shrunk indices and check them
             for t in range(m):
                 active[t] = t
             n_active = m
-            i, j, violation = _select(K, y, C, alpha, grad, active, n_active)
-            if violation < tol or j < 0:
+            i, gmax = _select_i(y, grad, up, active, n_active)
+            j, gmax2 = _select_j(K, Kd, y, grad, low, active, n_active, i, gmax)
+            if gmax + gmax2 < tol or j < 0:
                 break
             counter = 1
         it += 1
@@ -258,10 +297,9 @@ def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
         dai, daj = ni - ai, nj - aj
         value += grad[i] * dai + grad[j] * daj + 0.5 * (K[i, i] * dai * dai + K[j, j] * daj * daj) \
             + qij * dai * daj
-        yi_dai, yj_daj = y[i] * dai, y[j] * daj
-        for p in range(n_active):
-            t = active[p]
-            grad[t] += y[t] * (K[i, t] * yi_dai + K[j, t] * yj_daj)
+        _set_masks(y, C, alpha, i, up, low)
+        _set_masks(y, C, alpha, j, up, low)
+        i, gmax = _update_select_i(K, y, grad, up, active, n_active, i, j, y[i] * dai, y[j] * daj)
     return it, False, value
 
 
