@@ -351,3 +351,26 @@ def test_oracle_solves_over_duplicates_only_when_they_pay(small_poly_instance):
         exact = AlphaSubproblem(coarse, backend="libsvm").solve(subset)
         assert fit.value == pytest.approx(exact.value, rel=REL)
         assert fit.value == dual_objective(fit.alpha, coarse.gram(subset), coarse.y)
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "rbf"])
+def test_grouped_early_stop_at_the_start_matches_the_full_problem(kernel):
+    """A warm start that already proves the bound: the grouped solve stops before any step (no gather),
+    with f(alpha) of the start, as the plain solve does; a bound it cannot prove at once is left to SMO."""
+    from minlp_fs.alpha.smo import duplicate_groups
+
+    X, y, K = duplicated_problem(5, 40, kernel)
+    C = 2.0
+    groups = duplicate_groups(X, y)
+    opt = smo_solve(K, y, C, tol=1e-9)
+    g = dual_objective(opt.alpha, K, y)
+    grad0 = y * (K @ (opt.alpha * y)) - 1.0
+    for kw in ({"below": 0.5 * g}, {"above": 1.5 * g}):
+        for extra in ({}, {"grad0": grad0}):
+            plain = smo_solve(K, y, C, alpha0=opt.alpha, tol=1e-12, **kw, **extra)
+            grouped = smo_solve(K, y, C, alpha0=opt.alpha, tol=1e-12, groups=groups, **kw, **extra)
+            assert plain.stopped_early and grouped.stopped_early and grouped.iterations == plain.iterations == 0
+            np.testing.assert_array_equal(grouped.alpha, opt.alpha)
+            assert grouped.value == pytest.approx(plain.value, rel=1e-12)
+    later = smo_solve(K, y, C, tol=DEFAULT_TOL, groups=groups, below=0.5 * g)
+    assert later.stopped_early and later.iterations > 0 and later.value < 0.5 * g
