@@ -294,6 +294,7 @@ def test_smo_over_duplicate_groups_is_the_full_optimum(seed, m, C, kernel, rando
     groups = duplicate_groups(X, y)
     assert len(groups[0]) < m and len(groups[0]) == len({(*x, c) for x, c in zip(X, y)})
     assert all((X[groups[0][groups[1]]] == X).all(axis=1)) and (y[groups[0][groups[1]]] == y).all()
+    assert [np.flatnonzero(groups[1] == g)[0] for g in range(len(groups[0]))] == groups[0].tolist()  # ascending
     ref, gap = certified_reference(K, y, C)
     slack = 1e-9 * C * m
     lib = dual_objective(libsvm_solve(K, y, C, tol=DEFAULT_TOL), K, y)

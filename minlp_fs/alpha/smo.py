@@ -408,11 +408,15 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
 
 def duplicate_groups(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(first, label) for :func:`smo_solve`: label[i] numbers the distinct pairs (x_i, y_i) (rows of
-    ``X``, exactly equal), first[g] is a row of group g."""
+    ``X``, exactly equal), first[g] is the first row of group g, ascending (the groups' Gram is then
+    gathered in memory order)."""
     Z = np.ascontiguousarray(np.column_stack([X, y]), dtype=np.float64) + 0.0  # -0.0 -> 0.0
     rows = Z.view(np.dtype((np.void, Z.dtype.itemsize * Z.shape[1]))).ravel()
     _, first, label = np.unique(rows, return_index=True, return_inverse=True)
-    return first, label.ravel()
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order], rank[label.ravel()]
 
 
 def feasible_start(alpha0: np.ndarray | None, y: np.ndarray, C: float) -> np.ndarray:
