@@ -262,3 +262,116 @@ def test_an_smo_solve_at_its_iteration_limit_is_never_taken_as_exact(small_poly_
     assert fit.exact and oracle.n_fallbacks == 1
     assert fit.value == pytest.approx(exact, rel=1e-6)
     assert not smo_solve(inst.gram(subset), inst.y, inst.C).hit_iteration_limit
+
+
+def kkt_violation(alpha, K, y, C):
+    """m(alpha) - M(alpha): max over I_up of -y grad minus min over I_low of -y grad (grad = Q alpha - e)."""
+    minus_yg = -y * (y * (K @ (alpha * y)) - 1.0)
+    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+    low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
+    return minus_yg[up].max() - minus_yg[low].min()
+
+
+def duplicated_problem(seed, m, kernel):
+    """Rows on a 3 x 3 grid of inputs (many duplicates, some with both labels) and their Gram."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(m, 2)).astype(float)
+    y = np.where(rng.uniform(size=m) < 0.5, 1.0, -1.0)
+    y[:2] = (1.0, -1.0)
+    return X, y, make_kernel(kernel, gamma=float(rng.uniform(0.1, 1.0))).gram(X)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(12, 60), C=st.floats(0.05, 50.0),
+       kernel=st.sampled_from(["poly2", "poly3", "rbf"]))
+def test_smo_over_duplicate_groups_is_the_full_optimum(seed, m, C, kernel, random_feasible_alpha):
+    """The dual over groups of duplicate rows (per-variable bounds n_g C) gives the certified optimum of the
+    full dual and libsvm's value to 1e-6, with the full problem's KKT violation below tol: cold, warm
+    (with and without the start's gradient) and stopped early."""
+    from minlp_fs.alpha.smo import duplicate_groups
+
+    X, y, K = duplicated_problem(seed, m, kernel)
+    groups = duplicate_groups(X, y)
+    assert len(groups[0]) < m and len(groups[0]) == len({(*x, c) for x, c in zip(X, y)})
+    assert all((X[groups[0][groups[1]]] == X).all(axis=1)) and (y[groups[0][groups[1]]] == y).all()
+    assert [np.flatnonzero(groups[1] == g)[0] for g in range(len(groups[0]))] == groups[0].tolist()  # ascending
+    ref, gap = certified_reference(K, y, C)
+    slack = 1e-9 * C * m
+    lib = dual_objective(libsvm_solve(K, y, C, tol=DEFAULT_TOL), K, y)
+    rng = np.random.default_rng(seed)
+    a0 = random_feasible_alpha(rng, y, C)
+    grad0 = y * (K @ (a0 * y)) - 1.0
+    for kw in ({}, {"alpha0": a0}, {"alpha0": a0, "grad0": grad0}):
+        res = smo_solve(K, y, C, tol=DEFAULT_TOL, groups=groups, **kw)
+        alpha = res.alpha
+        assert not res.stopped_early and not res.hit_iteration_limit
+        assert feasibility_violation(alpha, y, C) < 1e-8 * max(C, 1.0)
+        assert kkt_violation(alpha, K, y, C) < DEFAULT_TOL + 1e-9 * C * m
+        value = dual_objective(alpha, K, y)
+        assert value == pytest.approx(ref, rel=REL, abs=slack) and value >= ref - gap - slack
+        assert value == pytest.approx(lib, rel=REL, abs=slack)
+        assert res.value == pytest.approx(value, rel=1e-9, abs=slack)
+    if ref < -slack:  # an early stop over the groups proves g < ref / 2 like the full solve would
+        early = smo_solve(K, y, C, tol=DEFAULT_TOL, groups=groups, below=0.5 * ref)
+        assert early.stopped_early and dual_objective(early.alpha, K, y) < 0.5 * ref
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly3", "rbf"])
+@pytest.mark.parametrize("C", [0.5, 2.0])
+def test_grouped_solves_reach_both_bounds(kernel, C):
+    """Cases with alphas at 0, at C and strictly between: the grouped solve, the plain one and libsvm agree."""
+    from minlp_fs.alpha.smo import duplicate_groups
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, size=(80, 2)).astype(float)
+    y = np.where(X.sum(axis=1) + rng.normal(0, 0.7, 80) >= 3, 1.0, -1.0)
+    K = make_kernel(kernel, gamma=0.5).gram(X)
+    groups = duplicate_groups(X, y)
+    assert len(groups[0]) == 21
+    alpha = smo_solve(K, y, C, tol=1e-9, groups=groups).alpha
+    assert (alpha == 0).any() and (alpha == C).any() and ((alpha > 0) & (alpha < C)).any()
+    assert kkt_violation(alpha, K, y, C) < 1e-9 + 1e-12 * C * len(y)
+    value = dual_objective(alpha, K, y)
+    assert value == pytest.approx(dual_objective(smo_solve(K, y, C, tol=1e-9).alpha, K, y), rel=1e-9)
+    assert value == pytest.approx(dual_objective(libsvm_solve(K, y, C, tol=1e-7), K, y), rel=REL)
+
+
+def test_oracle_solves_over_duplicates_only_when_they_pay(small_poly_instance):
+    from dataclasses import replace
+
+    inst = small_poly_instance
+    oracle = AlphaSubproblem(inst)
+    assert oracle.groups((0, 1, 2)) is None  # continuous features: no look at the rows
+    X = np.round(inst.X * 0.3)  # few distinct values per feature: many duplicate rows
+    coarse = replace(inst, X=X)
+    oracle = AlphaSubproblem(coarse)
+    first, label = oracle.groups((0, 1))
+    assert len(first) <= 0.75 * inst.m and label.shape == (inst.m,)
+    for subset in [(0, 1), (0, 1, 2), (2, 4)]:
+        fit = oracle.solve(subset)
+        exact = AlphaSubproblem(coarse, backend="libsvm").solve(subset)
+        assert fit.value == pytest.approx(exact.value, rel=REL)
+        assert fit.value == dual_objective(fit.alpha, coarse.gram(subset), coarse.y)
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "rbf"])
+def test_grouped_early_stop_at_the_start_matches_the_full_problem(kernel):
+    """A warm start that already proves the bound: the grouped solve stops before any step (no gather),
+    with f(alpha) of the start, as the plain solve does; a bound it cannot prove at once is left to SMO."""
+    from minlp_fs.alpha.smo import duplicate_groups
+
+    X, y, K = duplicated_problem(5, 40, kernel)
+    C = 2.0
+    groups = duplicate_groups(X, y)
+    opt = smo_solve(K, y, C, tol=1e-9)
+    g = dual_objective(opt.alpha, K, y)
+    grad0 = y * (K @ (opt.alpha * y)) - 1.0
+    for kw in ({"below": 0.5 * g}, {"above": 1.5 * g}):
+        for extra in ({}, {"grad0": grad0}):
+            plain = smo_solve(K, y, C, alpha0=opt.alpha, tol=1e-12, **kw, **extra)
+            grouped = smo_solve(K, y, C, alpha0=opt.alpha, tol=1e-12, groups=groups, **kw, **extra)
+            assert plain.stopped_early and grouped.stopped_early and grouped.iterations == plain.iterations == 0
+            np.testing.assert_array_equal(grouped.alpha, opt.alpha)
+            assert grouped.value == pytest.approx(plain.value, rel=1e-12)
+    later = smo_solve(K, y, C, tol=DEFAULT_TOL, groups=groups, below=0.5 * g)
+    assert later.stopped_early and later.iterations > 0 and later.value < 0.5 * g

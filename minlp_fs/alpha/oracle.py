@@ -17,7 +17,7 @@ from ..objective import NonFiniteError, dual_objective
 from ..options import check_value
 from .libsvm import libsvm_solve
 from .neighbours import GaussianTables, NeighbourGrams
-from .smo import feasible_start, smo_solve
+from .smo import GROUP_SHARE, duplicate_groups, feasible_start, smo_solve
 
 BACKENDS = ("smo", "libsvm")
 #: KKT tolerance (max violation m(a) - M(a)). Measured against solves at 1e-9 on the nine datasets x
@@ -74,12 +74,15 @@ class AlphaSubproblem:
         #: SMO solves that hit the iteration limit and were solved again by libsvm
         self.n_fallbacks = 0
         self._tables = GaussianTables(instance) if instance.kernel.multiplicative else None
+        #: distinct values per feature: a subset has at least max_j of them distinct rows
+        self._n_values = None
 
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
                    worse_than: float | None = None, grad0: np.ndarray | None = None,
-                   stats: dict | None = None) -> tuple[np.ndarray, bool]:
+                   stats: dict | None = None, groups: tuple | None = None) -> tuple[np.ndarray, bool]:
         """(alpha, exact) for a given kernel matrix, counted as one solve, not cached.
-        ``grad0`` = Q warm_start - e if known (SMO backend); ``stats`` receives ``value``, SMO's tracked f(alpha).
+        ``grad0`` = Q warm_start - e if known (SMO backend); ``stats`` receives ``value``, SMO's tracked f(alpha);
+        ``groups``: the duplicate rows of the subset (:meth:`groups`; SMO backend).
 
         With ``worse_than`` (an incumbent value; SMO backend only), the solve stops as soon as duality
         proves g worse than it in the instance's sense by more than PRUNE_RTOL (relative): exact = False.
@@ -101,7 +104,7 @@ class AlphaSubproblem:
                 else:
                     below = self._threshold(worse_than)
             smo = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below,
-                            grad0=grad0)
+                            grad0=grad0, groups=groups)
             alpha, exact = smo.alpha, not smo.stopped_early
             if smo.hit_iteration_limit:  # not converged: never taken as exact; libsvm's solver instead
                 alpha = libsvm_solve(K, inst.y, inst.C, tol=self.tol)
@@ -143,7 +146,7 @@ class AlphaSubproblem:
         if K is None:
             K = self.instance.gram(key)
         stats = {}
-        alpha, exact = self.solve_gram(K, warm_start, worse_than, grad0, stats)
+        alpha, exact = self.solve_gram(K, warm_start, worse_than, grad0, stats, self.groups(key))
         # an exact value by the one objective; a fit stopped early keeps SMO's tracked f(alpha), a
         # bound that no method reports (saves an O(m^2) product on every pruned candidate)
         value = dual_objective(alpha, K, self.instance.y) if exact else stats["value"]
@@ -157,6 +160,20 @@ class AlphaSubproblem:
                     if key not in self._worse or self._worse[key][0] < proven:
                         self._worse[key] = (proven, fit)
         return fit
+
+    def groups(self, key: tuple) -> tuple | None:
+        """:func:`~minlp_fs.alpha.smo.duplicate_groups` of the subset's rows when SMO would solve over them
+        (at most GROUP_SHARE * m distinct rows), else None; the distinct values per feature rule most
+        subsets out without looking at the rows."""
+        inst = self.instance
+        if self.backend != "smo" or not key:
+            return None
+        if self._n_values is None:
+            self._n_values = np.array([np.unique(inst.X[:, j]).size for j in range(inst.n)])
+        if self._n_values[list(key)].max() > GROUP_SHARE * inst.m:
+            return None
+        groups = duplicate_groups(inst.X[:, list(key)], inst.y)
+        return groups if len(groups[0]) <= GROUP_SHARE * inst.m else None
 
     def _threshold(self, worse_than: float) -> float:
         """The value g must be proven beyond (worse than ``worse_than`` by PRUNE_RTOL, relative)."""

@@ -14,6 +14,15 @@ Early stop (``above`` / ``below``): a caller that only needs to know whether g(b
 incumbent can stop as soon as duality decides it. f(alpha) >= g at every feasible alpha and SMO only
 lowers f, so f < ``below`` proves g < ``below``; minus the SVM primal at alpha is <= g (weak
 duality), so a primal bound > ``above`` proves g > ``above``. Neither changes which subset wins.
+
+Duplicate rows (``groups``): rows i, h with equal inputs on the subset and y_i = y_h have equal rows
+of Q, so f depends on their alphas only through the group sums s_g = sum_{i in g} a_i: a'Qa = s'Q_G s
+(Q_G: Q on one row per group), e'a = e's and y'a = y_G's, and the box 0 <= a_i <= C maps onto
+0 <= s_g <= n_g C (each such s is the image of a_i = s_g / n_g). Hence g(beta) = min {1/2 s'Q_G s - e's :
+y_G's = 0, 0 <= s_g <= n_g C}, solved by the same SMO with per-variable upper bounds U (libsvm's C_i),
+and a_i = s_g / n_g is optimal. The KKT violation m(a) - M(a) is the same at a and at s (grad_i = grad_g
+for every member, a_i < C iff s_g < n_g C, a_i > 0 iff s_g > 0), so ``tol`` keeps its meaning. German's
+features are mostly categorical: 7 of its 24 leave between 70 and 900 distinct rows of 1000.
 """
 from __future__ import annotations
 
@@ -25,6 +34,18 @@ from numba import njit
 _TAU = 1e-12
 #: SMO steps between two primal-bound checks of an early stop while no index is shrunk
 _BOUND_EVERY = 8
+#: SMO steps between two shrinking passes (libsvm: min(m, 1000)). Measured on German (m = 1000, warm starts
+#: from swap neighbours, benchmarks/bench_alpha.py): 200 keeps the active set small for most of a solve
+#: while the gradient reconstructions it costs stay rare; 1000 leaves a third of a typical solve unshrunk.
+_SHRINK_EVERY = 200
+#: the dual is solved over groups of duplicate rows when there are at most this share of m groups: the
+#: gather of their Gram costs O(groups^2) and SMO's steps O(groups), so above it the gain is lost
+#: (measured on German warm solves: over 769 groups of 1000 rows slower than the plain solve, over 753 faster)
+GROUP_SHARE = 0.75
+#: SMO steps between two primal-bound checks of an early stop while indices are shrunk: each costs a
+#: gradient reconstruction, O(m * |support|), so they stay as rare as before shrinking became more
+#: frequent (checked at every shrinking pass, LS on German poly2 B = 7 took 5.7 instead of 3.5 CPU s)
+_RECONSTRUCT_EVERY = 1000
 
 
 @njit(cache=True, nogil=True)
@@ -41,64 +62,104 @@ def _full_gradient(K, y, alpha, grad):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _select(K, y, C, alpha, grad, active, n_active):  # pragma: no cover - compiled
-    """libsvm's second-order working set (i, j) over the active indices, and the violation."""
+def _gather(K, rows):  # pragma: no cover - compiled
+    """K[rows][:, rows], contiguous."""
+    n = rows.shape[0]
+    out = np.empty((n, n))
+    for a in range(n):
+        Ka = K[rows[a]]
+        for b in range(n):
+            out[a, b] = Ka[rows[b]]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _set_masks(y, U, alpha, t, up, low):  # pragma: no cover - compiled
+    """up[t] = 0 if t is in I_up(alpha) = {y_t = 1, a_t < U_t} | {y_t = -1, a_t > 0}, else -inf; low[t] likewise
+    for I_low = {y_t = 1, a_t > 0} | {y_t = -1, a_t < U_t}. Added to -y_t grad_t (y_t grad_t), they make the
+    selection loops branch-free in the index sets."""
+    a = alpha[t]
+    inside_c, above_0 = 0.0 if a < U[t] else -np.inf, 0.0 if a > 0 else -np.inf
+    if y[t] > 0:
+        up[t], low[t] = inside_c, above_0
+    else:
+        up[t], low[t] = above_0, inside_c
+
+
+@njit(cache=True, nogil=True)
+def _select_i(y, grad, up, active, n_active):  # pragma: no cover - compiled
+    """i = argmax over I_up of -y_t grad_t (the last on ties), and that maximum; (-1, -inf) if I_up is empty."""
     gmax = -np.inf
     i = -1
     for p in range(n_active):
         t = active[p]
-        if y[t] > 0:
-            if alpha[t] < C and -grad[t] >= gmax:
-                gmax = -grad[t]
-                i = t
-        else:
-            if alpha[t] > 0 and grad[t] >= gmax:
-                gmax = grad[t]
-                i = t
+        v = up[t] - y[t] * grad[t]
+        if v >= gmax:
+            gmax = v
+            i = t
+    return (i, gmax) if gmax > -np.inf else (-1, -np.inf)
+
+
+@njit(cache=True, nogil=True)
+def _update_select_i(K, y, grad, up, active, n_active, i, j, ci, cj):  # pragma: no cover - compiled
+    """grad_t += y_t (K_it ci + K_jt cj) over the active indices, fused with :func:`_select_i` on the new grad."""
+    gmax = -np.inf
+    inext = -1
+    Ki, Kj = K[i], K[j]
+    for p in range(n_active):
+        t = active[p]
+        g = grad[t] + y[t] * (Ki[t] * ci + Kj[t] * cj)
+        grad[t] = g
+        v = up[t] - y[t] * g
+        if v >= gmax:
+            gmax = v
+            inext = t
+    return (inext, gmax) if gmax > -np.inf else (-1, -np.inf)
+
+
+@njit(cache=True, nogil=True)
+def _select_j(K, Kd, y, grad, low, active, n_active, i, gmax):  # pragma: no cover - compiled
+    """libsvm's second-order choice of j for a given i (Fan, Chen and Lin 2005, WSS 2): over t in I_low
+    with b_t = gmax + y_t grad_t > 0, the largest decrease b_t^2 / (K_ii + K_tt - 2 K_it) of the
+    objective along the pair's direction (the last on ties); returns (j, max over I_low of y_t grad_t)."""
     gmax2 = -np.inf
     j = -1
     obj_min = np.inf
+    if i < 0:
+        return j, gmax2
+    Ki = K[i]
+    kii = Kd[i]
     for p in range(n_active):
         t = active[p]
-        if y[t] > 0:
-            if alpha[t] > 0:
-                if grad[t] >= gmax2:
-                    gmax2 = grad[t]
-                diff = gmax + grad[t]
-            else:
-                continue
-        else:
-            if alpha[t] < C:
-                if -grad[t] >= gmax2:
-                    gmax2 = -grad[t]
-                diff = gmax - grad[t]
-            else:
-                continue
-        if diff > 0 and i >= 0:
-            quad = K[i, i] + K[t, t] - 2.0 * K[i, t]
+        s = low[t] + y[t] * grad[t]
+        if s > gmax2:
+            gmax2 = s
+        diff = gmax + s
+        if diff > 0:
+            quad = kii + Kd[t] - 2.0 * Ki[t]
             if quad <= 0:
                 quad = _TAU
             obj = -(diff * diff) / quad
             if obj <= obj_min:
                 obj_min = obj
                 j = t
-    return i, j, gmax + gmax2
+    return j, gmax2
 
 
 @njit(cache=True, nogil=True)
-def _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk):  # pragma: no cover - compiled
+def _shrink(y, U, alpha, grad, active, n_active, tol, K, unshrunk):  # pragma: no cover - compiled
     """Drop bounded indices that cannot enter a working set soon (libsvm's do_shrinking)."""
     g1 = -np.inf  # max over I_up of -y grad
     g2 = -np.inf  # max over I_low of y grad
     for p in range(n_active):
         t = active[p]
         if y[t] > 0:
-            if alpha[t] < C:
+            if alpha[t] < U[t]:
                 g1 = max(g1, -grad[t])
             if alpha[t] > 0:
                 g2 = max(g2, grad[t])
         else:
-            if alpha[t] < C:
+            if alpha[t] < U[t]:
                 g2 = max(g2, -grad[t])
             if alpha[t] > 0:
                 g1 = max(g1, grad[t])
@@ -112,7 +173,7 @@ def _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk):  # pragma: n
     p = 0
     while p < n_active:
         t = active[p]
-        if alpha[t] >= C:
+        if alpha[t] >= U[t]:
             out = (-grad[t] > g1) if y[t] > 0 else (-grad[t] > g2)
         elif alpha[t] <= 0:
             out = (grad[t] > g2) if y[t] > 0 else (grad[t] > g1)
@@ -127,19 +188,19 @@ def _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk):  # pragma: n
 
 
 @njit(cache=True, nogil=True)
-def _lower_bound(y, C, alpha, grad):  # pragma: no cover - compiled
+def _lower_bound(y, U, alpha, grad):  # pragma: no cover - compiled
     """-P(w, b, xi) <= g: minus the SVM primal at the point alpha defines (weak duality).
 
     w = sum_i alpha_i y_i phi(x_i), bias -rho with rho the mean of y_i grad_i over the free alphas
     (libsvm's rule; the midpoint of the feasible interval when none is free), xi_i = max(0, y_i rho -
-    grad_i). P = 1/2 alpha'Q alpha + C sum xi, and alpha'Q alpha = sum_i alpha_i (grad_i + 1).
+    grad_i). P = 1/2 alpha'Q alpha + sum_i U_i xi_i, and alpha'Q alpha = sum_i alpha_i (grad_i + 1).
     """
     m = y.shape[0]
     total, n_free = 0.0, 0
     lo, hi = -np.inf, np.inf
     for t in range(m):
         yg = y[t] * grad[t]
-        if 0 < alpha[t] < C:
+        if 0 < alpha[t] < U[t]:
             total += yg
             n_free += 1
         elif (alpha[t] <= 0) == (y[t] > 0):  # rho <= y_t grad_t
@@ -157,24 +218,40 @@ def _lower_bound(y, C, alpha, grad):  # pragma: no cover - compiled
         quad += alpha[t] * (grad[t] + 1.0)
         xi = y[t] * rho - grad[t]
         if xi > 0:
-            slack += xi
-    return -(0.5 * quad + C * slack)
+            slack += U[t] * xi
+    return -(0.5 * quad + slack)
 
 
 @njit(cache=True, nogil=True)
-def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragma: no cover - compiled
+def _decided_at_start(y, U, alpha, grad, above, below):  # pragma: no cover - compiled
+    """(pruned, f(alpha)): the early-stop test :func:`_smo` makes before its first step."""
+    value = 0.0
+    for t in range(y.shape[0]):
+        value += 0.5 * alpha[t] * (grad[t] - 1.0)
+    return value < below or (above < np.inf and _lower_bound(y, U, alpha, grad) > above), value
+
+
+@njit(cache=True, nogil=True)
+def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below):  # pragma: no cover - compiled
     """SMO; returns (iterations, pruned, f(alpha) tracked). Pruned: stopped once the optimum g is proven > ``above``
-    (by the primal bound, checked every _BOUND_EVERY steps, or every min(m, 1000) once shrinking) or < ``below`` (f(alpha) >= g only
+    (by the primal bound, checked every _BOUND_EVERY steps, or about every min(m, _RECONSTRUCT_EVERY) once shrinking) or < ``below`` (f(alpha) >= g only
     decreases, tracked in O(1) per step). Pass +inf / -inf to solve to ``tol``."""
     m = y.shape[0]
     active = np.arange(m)
     n_active = m
     unshrunk = False
-    period = min(m, 1000)
+    period = min(m, _SHRINK_EVERY)
     counter = period + 1
+    check_period = min(m, _RECONSTRUCT_EVERY)
+    next_check = check_period
+    Kd = np.empty(m)
+    up, low = np.empty(m), np.empty(m)
     value = 0.0  # f(alpha) = 1/2 sum_i alpha_i (grad_i - 1)
     for t in range(m):
         value += 0.5 * alpha[t] * (grad[t] - 1.0)
+        Kd[t] = K[t, t]
+        _set_masks(y, U, alpha, t, up, low)
+    i, gmax = _select_i(y, grad, up, active, n_active)
     it = 0
     while it < max_iter:
         if value < below:
@@ -183,33 +260,38 @@ def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
         # the primal bound costs O(m) while nothing is shrunk (check every BOUND_EVERY steps), else a
         # gradient reconstruction (check at the shrinking period only)
         if above < np.inf and n_active == m and it % _BOUND_EVERY == 0 \
-                and _lower_bound(y, C, alpha, grad) > above:
+                and _lower_bound(y, U, alpha, grad) > above:
             return it, True, value
         if counter == 0:
             counter = period
-            if above < np.inf and n_active < m:
+            if above < np.inf and n_active < m and it >= next_check:
+                next_check = it + check_period
                 _full_gradient(K, y, alpha, grad)
-                if _lower_bound(y, C, alpha, grad) > above:
+                if _lower_bound(y, U, alpha, grad) > above:
                     return it, True, value
             if shrinking:
-                n_active, unshrunk = _shrink(y, C, alpha, grad, active, n_active, tol, K, unshrunk)
-        i, j, violation = _select(K, y, C, alpha, grad, active, n_active)
-        if violation < tol or j < 0:
+                n_active, unshrunk = _shrink(y, U, alpha, grad, active, n_active, tol, K, unshrunk)
+            i, gmax = _select_i(y, grad, up, active, n_active)
+        j, gmax2 = _select_j(K, Kd, y, grad, low, active, n_active, i, gmax)
+        if gmax + gmax2 < tol or j < 0:
             if n_active == m:
                 break
             _full_gradient(K, y, alpha, grad)  # restore the shrunk indices and check them
             for t in range(m):
                 active[t] = t
             n_active = m
-            i, j, violation = _select(K, y, C, alpha, grad, active, n_active)
-            if violation < tol or j < 0:
+            i, gmax = _select_i(y, grad, up, active, n_active)
+            j, gmax2 = _select_j(K, Kd, y, grad, low, active, n_active, i, gmax)
+            if gmax + gmax2 < tol or j < 0:
                 break
             counter = 1
         it += 1
         ai, aj = alpha[i], alpha[j]
+        ci, cj = U[i], U[j]
         qij = y[i] * y[j] * K[i, j]
+        # the pair's exact minimiser clipped to its feasible segment (libsvm's update with C_i, C_j)
         if y[i] != y[j]:
-            quad = K[i, i] + K[j, j] + 2.0 * qij
+            quad = Kd[i] + Kd[j] + 2.0 * qij
             if quad <= 0:
                 quad = _TAU
             delta = (-grad[i] - grad[j]) / quad
@@ -223,45 +305,44 @@ def _smo(K, y, C, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
                 if ni < 0:
                     ni = 0.0
                     nj = -diff
-            if diff > 0:
-                if ni > C:
-                    ni = C
-                    nj = C - diff
+            if diff > ci - cj:
+                if ni > ci:
+                    ni = ci
+                    nj = ci - diff
             else:
-                if nj > C:
-                    nj = C
-                    ni = C + diff
+                if nj > cj:
+                    nj = cj
+                    ni = cj + diff
         else:
-            quad = K[i, i] + K[j, j] - 2.0 * qij
+            quad = Kd[i] + Kd[j] - 2.0 * qij
             if quad <= 0:
                 quad = _TAU
             delta = (grad[i] - grad[j]) / quad
             s = ai + aj
             ni, nj = ai - delta, aj + delta
-            if s > C:
-                if ni > C:
-                    ni = C
-                    nj = s - C
+            if s > ci:
+                if ni > ci:
+                    ni = ci
+                    nj = s - ci
             else:
                 if nj < 0:
                     nj = 0.0
                     ni = s
-            if s > C:
-                if nj > C:
-                    nj = C
-                    ni = s - C
+            if s > cj:
+                if nj > cj:
+                    nj = cj
+                    ni = s - cj
             else:
                 if ni < 0:
                     ni = 0.0
                     nj = s
         alpha[i], alpha[j] = ni, nj
         dai, daj = ni - ai, nj - aj
-        value += grad[i] * dai + grad[j] * daj + 0.5 * (K[i, i] * dai * dai + K[j, j] * daj * daj) \
+        value += grad[i] * dai + grad[j] * daj + 0.5 * (Kd[i] * dai * dai + Kd[j] * daj * daj) \
             + qij * dai * daj
-        yi_dai, yj_daj = y[i] * dai, y[j] * daj
-        for p in range(n_active):
-            t = active[p]
-            grad[t] += y[t] * (K[i, t] * yi_dai + K[j, t] * yj_daj)
+        _set_masks(y, U, alpha, i, up, low)
+        _set_masks(y, U, alpha, j, up, low)
+        i, gmax = _update_select_i(K, y, grad, up, active, n_active, i, j, y[i] * dai, y[j] * daj)
     return it, False, value
 
 
@@ -285,26 +366,64 @@ class SmoResult:
 def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
               tol: float = 1e-7, max_iter: int = 10_000_000, shrinking: bool = True,
               above: float = np.inf, below: float = -np.inf,
-              grad0: np.ndarray | None = None) -> SmoResult:
+              grad0: np.ndarray | None = None, groups: tuple | None = None) -> SmoResult:
     """Optimal alpha of the SVM dual for kernel matrix K, started from ``alpha0`` (or 0): a :class:`SmoResult`.
 
     ``alpha0`` must be feasible (y'a = 0, 0 <= a <= C); it is projected with :func:`feasible_start`.
     ``grad0``: Q alpha0 - e when the caller has it (:class:`~minlp_fs.alpha.neighbours.NeighbourGrams`);
     it is used only if ``alpha0`` needed no projection, and then overwritten.
+    ``groups``: :func:`duplicate_groups` of the rows' inputs and labels; with at most GROUP_SHARE * m
+    groups the dual is solved over the groups (see the module's docstring) and alpha_i = s_g / n_g is returned.
     """
     m = y.shape[0]
     alpha = feasible_start(alpha0, y, C)
     K = np.ascontiguousarray(K, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
-    if grad0 is not None and alpha0 is not None and np.array_equal(alpha, alpha0):
-        grad = np.ascontiguousarray(grad0, dtype=np.float64)
+    have_grad = grad0 is not None and alpha0 is not None and np.array_equal(alpha, alpha0)
+    if groups is not None and len(groups[0]) <= GROUP_SHARE * m:
+        first, label = groups
+        if np.isfinite(above) or np.isfinite(below):
+            # an early stop SMO would make before its first step costs no gather: decided on the full problem
+            if not have_grad:
+                grad0, have_grad = np.empty(m), True
+                _full_gradient(K, y, alpha, grad0)
+            pruned, value = _decided_at_start(y, np.full(m, float(C)), alpha, grad0, float(above), float(below))
+            if pruned:
+                return SmoResult(alpha, 0, True, value)
+        counts = np.bincount(label, minlength=len(first)).astype(np.float64)
+        upper = C * counts
+        sums = np.minimum(np.bincount(label, weights=alpha, minlength=len(first)), upper)
+        Kg, yg = _gather(K, first), y[first]
+        grad = np.ascontiguousarray(grad0[first], dtype=np.float64) if have_grad else np.empty(len(first))
+        if not have_grad:
+            _full_gradient(Kg, yg, sums, grad)
+        iters, pruned, value = _smo(Kg, yg, upper, sums, grad, float(tol), max_iter, shrinking, float(above),
+                                    float(below))
+        # a group at its bound n_g C gives its rows C exactly (n_g C / n_g may round below C)
+        alpha = np.where(sums >= upper, C, np.minimum(sums / counts, C))[label]
     else:
-        grad = np.empty(m)
-        _full_gradient(K, y, alpha, grad)
-    iters, pruned, value = _smo(K, y, float(C), alpha, grad, float(tol), max_iter, shrinking, float(above),
-                                float(below))
+        if have_grad:
+            grad = np.ascontiguousarray(grad0, dtype=np.float64)
+        else:
+            grad = np.empty(m)
+            _full_gradient(K, y, alpha, grad)
+        iters, pruned, value = _smo(K, y, np.full(m, float(C)), alpha, grad, float(tol), max_iter, shrinking,
+                                    float(above), float(below))
     return SmoResult(alpha, int(iters), bool(pruned), float(value),
                      hit_iteration_limit=not pruned and int(iters) >= max_iter)
+
+
+def duplicate_groups(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, label) for :func:`smo_solve`: label[i] numbers the distinct pairs (x_i, y_i) (rows of
+    ``X``, exactly equal), first[g] is the first row of group g, ascending (the groups' Gram is then
+    gathered in memory order)."""
+    Z = np.ascontiguousarray(np.column_stack([X, y]), dtype=np.float64) + 0.0  # -0.0 -> 0.0
+    rows = Z.view(np.dtype((np.void, Z.dtype.itemsize * Z.shape[1]))).ravel()
+    _, first, label = np.unique(rows, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order], rank[label.ravel()]
 
 
 def feasible_start(alpha0: np.ndarray | None, y: np.ndarray, C: float) -> np.ndarray:
