@@ -61,7 +61,7 @@ def primal_lower_bound(K: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray
     with alpha from a solve at KKT tolerance 1e-3 it was within 3e-4 relative of g on Cleveland's probes."""
     y = np.asarray(y, dtype=float)
     grad = y * (K @ (alpha * y)) - 1.0
-    return float(_lower_bound(y, float(C), np.ascontiguousarray(alpha, dtype=float), grad))
+    return float(_lower_bound(y, np.full(y.shape[0], float(C)), np.ascontiguousarray(alpha, dtype=float), grad))
 
 
 def _machines(instance, alpha) -> list:
