@@ -338,7 +338,12 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
     ``decision_function`` has the one-vs-rest shape of ``SVC(decision_function_shape="ovr")``).
     """ + _PARAMS_DOC.replace("""    n_features : int, default=5
         B,""", """    n_features : int or "auto", default=5
-        "auto": chosen by cross-validation (``KernelFeatureSelectorCV``). Otherwise B,""") + """
+        "auto": chosen by cross-validation (``KernelFeatureSelectorCV``). Otherwise B,""").replace(
+        """    method : str, default="ls*"
+        Any registered method""", """    method : str or None, default=None
+        None: the selector's own default, ``"ls*"`` for an integer ``n_features`` and ``"ls"`` for
+        ``"auto"`` (``KernelFeatureSelectorCV``: LS matched LS*'s held-out accuracy on the nine
+        datasets at 7-32x less CPU; benchmarks/RESULTS.md, bench_selectors). Otherwise any registered method""") + """
     probability : bool, default=False
         Enable ``predict_proba`` and ``predict_log_proba``: Platt scaling, a sigmoid fitted to the
         SVC's decision values predicted out of fold (``CalibratedClassifierCV(SVC, method="sigmoid",
@@ -374,7 +379,7 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
     """
 
     def __init__(self, n_features=5, *, kernel="poly", degree=3, gamma=0.1, coef0=1.0, C=10.0,
-                 method="ls*", sense="fit", scaling="minmax", random_state=None, n_jobs=1,
+                 method=None, sense="fit", scaling="minmax", random_state=None, n_jobs=1,
                  time_limit=None, method_params=None, verbose=0, probability=False):
         super().__init__(n_features, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, C=C,
                          method=method, sense=sense, scaling=scaling, random_state=random_state,
@@ -382,15 +387,16 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
         self.probability = probability
 
     def _fit_selector(self, X, y):
-        """The fitted selector of ``n_features`` (an int, or "auto" for the cross-validated one)."""
-        if isinstance(self.n_features, str) and self.n_features == "auto":
-            from .selection_cv import KernelFeatureSelectorCV
-
-            names = KernelFeatureSelectorCV._get_param_names()
-            params = {k: v for k, v in self.get_params().items() if k in names and k != "n_features"}
-            return KernelFeatureSelectorCV(**params).fit(X, y)
-        names = KernelFeatureSelector._get_param_names()
-        return KernelFeatureSelector(**{k: v for k, v in self.get_params().items() if k in names}).fit(X, y)
+        """The fitted selector of ``n_features`` (an int, or "auto" for the cross-validated one), with this
+        estimator's parameters (``method=None``: the selector's own default method)."""
+        auto = isinstance(self.n_features, str) and self.n_features == "auto"
+        if auto:
+            from .selection_cv import KernelFeatureSelectorCV as selector
+        else:
+            selector = KernelFeatureSelector
+        names = set(selector._get_param_names()) - ({"n_features"} if auto else set())
+        params = {k: v for k, v in self.get_params().items() if k in names and not (k == "method" and v is None)}
+        return selector(**params).fit(X, y)
 
     def fit(self, X, y):
         """Select ``n_features`` features of X, then train the SVC on them."""

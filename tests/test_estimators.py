@@ -272,3 +272,14 @@ def test_verbose_shows_the_incumbent_improvements(synthetic, capsys):
     assert "ls n_features=2" in err and "improvements" in err and "f=" in err
     CardinalitySVC(2, method="ls").fit(X, y)
     assert capsys.readouterr().err == ""
+
+
+def test_method_none_is_the_selectors_own_default(synthetic):
+    """CardinalitySVC(method=None): LS* for an integer n_features, the CV selector's LS for "auto" (measured
+    as accurate at a fraction of the CPU); an explicit method reaches either selector unchanged."""
+    X, y, _ = synthetic
+    assert CardinalitySVC(2).fit(X, y).selector_.method == "ls*"
+    auto = CardinalitySVC("auto", verbose=0).set_params(n_jobs=1)
+    assert auto.get_params()["method"] is None
+    assert auto.fit(X, y).selector_.method == "ls" and auto.result_.method == "ls"
+    assert CardinalitySVC("auto", method="rfe1").fit(X, y).selector_.method == "rfe1"
