@@ -137,7 +137,7 @@ def report(args, elapsed: float, load0: float) -> str:
             ex, lm = get(ds, m, False, args.rows), get(ds, m, True, args.rows)
             cells = [ds, f"{m:,}"]
             cells += [f"{ex['wall_s']:.0f} ({ex['cpu_s']:.0f})", f"{ex['peak_mb']:.0f} ({ex['base_mb']:.0f})", f"{ex['accuracy']:.4f}"] \
-                if ex else ["not run", "", ""]
+                if ex else ["not run" if m > args.exact_up_to else "not finished", "", ""]
             cells += [f"{lm['wall_s']:.0f} ({lm['cpu_s']:.0f})", f"{lm['peak_mb']:.0f} ({lm['base_mb']:.0f})", f"{lm['accuracy']:.4f}"] \
                 if lm else ["missing", "", ""]
             both = ex is not None and lm is not None
@@ -145,6 +145,16 @@ def report(args, elapsed: float, load0: float) -> str:
                       f"{ex['objective']:.6g}" if ex else "", f"{lm['objective']:.6g}" if lm else "",
                       ("yes" if ex["features"] == lm["features"] else "no") if both else ""]
             lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Summary:"]
+    for ds in DATASETS:
+        pairs = [(get(ds, m, False, args.rows), get(ds, m, True, args.rows)) for m in args.sizes]
+        both = [(ex, lm) for ex, lm in pairs if ex and lm]
+        top = get(ds, max(args.sizes), True, args.rows)
+        gap = max((abs(lm["accuracy"] - ex["accuracy"]) for ex, lm in both), default=None)
+        lines.append(f"* {ds}: " + (f"large-m at m = {max(args.sizes):,}: {top['wall_s']:.0f} s wall, "
+                                     f"{top['cpu_s']:.0f} s CPU, peak {top['peak_mb']:.0f} MB; " if top else "") +
+                     (f"largest |accuracy difference| to the exact mode {100 * gap:.2f} points over m = "
+                      f"{', '.join(format(ex['unit']['m'], ',') for ex, _ in both)}" if both else "no exact run to compare"))
     study = [(ds, m, r) for ds in DATASETS for m in args.study_sizes for r in sorted({*args.rows_study, args.rows})]
     if args.rows_study:
         lines += ["", "Sample size of the search (large_m_rows) in large-m mode:", "",
