@@ -11,7 +11,7 @@ builds one per candidate. In large-m mode:
    builds is rows x rows, whatever m is.
 3. **Exact value** of the chosen subset beta* on all m rows: problem (3) is the C-SVC dual
    min 1/2 a'Qa - e'a s.t. y'a = 0, 0 <= a <= C, which ``sklearn.svm.SVC`` (libsvm) solves with the same
-   kernel on X[:, beta*] while computing kernel columns on demand (an LRU cache of ``cache_size`` MB).
+   kernel on X[:, beta*] while computing kernel columns on demand (an LRU cache of :data:`CACHE_MB` MB).
    Its ``dual_coef_`` holds y_i alpha_i on the support vectors (alpha = 0 elsewhere), so
    f(alpha, beta*) is computed by the package's one objective, :func:`~minlp_fs.objective.dual_objective`,
    with K_beta* of the support vectors as an operator (:class:`BlockedGram`: ``K @ v`` in blocks of
@@ -22,9 +22,15 @@ The Result then describes beta* on all rows (objective, alpha of length m, degen
 bound of all rows); the search's own value and status stay in ``info["large_m"]``. A search that proves
 its subset optimal on the sample proves nothing on all rows: the status becomes ``converged``.
 
-``large_m="auto"`` runs this mode when m > :data:`AUTO_ROWS` and m > ``rows`` (the threshold from
-benchmarks/bench_rows.py: see there and RESULTS.md). Peak memory is O(rows^2 + BLOCK_ROWS x m + m n)
-plus libsvm's cache, instead of O(m^2) per candidate.
+``large_m="auto"`` runs this mode when m > :data:`AUTO_ROWS` and m > ``rows``. Peak memory is
+O(rows^2 + BLOCK_ROWS x m + m n) plus libsvm's cache, instead of O(m^2) per candidate. The defaults come
+from benchmarks/bench_rows.py (RESULTS.md, section "Rows"; n = 50, k = 10, default ``CardinalitySVC``,
+CPU seconds since the shared machine's load inflated wall time 4-20x): the exact mode took 11-32 s CPU
+at m = 1,000-2,000 on a make_classification set and 59-63 s on a nonlinear one, its cost growing with m^2
+(one 8 m^2-byte Gram per candidate: 200 MB at m = 5,000, 3.2 GB at 20,000); large-m mode with 2,000
+sampled rows took 31-41 s and 49-84 s CPU at m = 5,000-20,000, peak resident memory 735-873 MB, flat in
+m. So ``AUTO_ROWS`` = 5,000 keeps the exact answer while one candidate's Gram is at most 200 MB, and a
+2,000-row sample costs what the exact mode costs at m = 2,000.
 """
 from __future__ import annotations
 
@@ -41,7 +47,6 @@ from .objective import dual_objective
 from .options import Opt
 from .result import Incumbent, Status
 
-MODES = ("auto", True, False)
 #: default sample size of the search (measured: benchmarks/bench_rows.py)
 DEFAULT_ROWS = 2000
 #: "auto" switches to large-m mode above this many rows (measured: benchmarks/bench_rows.py)
