@@ -138,7 +138,7 @@ _PARAMS_DOC = """
     large_m : {"auto", True, False}, default="auto"
         Large-m mode (:mod:`minlp_fs.large_m`): the method searches a stratified sample of
         ``large_m_rows`` rows, and the chosen subset's value is then computed exactly on all rows by
-        libsvm without an m x m matrix. "auto": on above 5,000 rows (and above ``large_m_rows``);
+        libsvm without an m x m matrix. "auto": on above 3,000 rows (and above ``large_m_rows``);
         ``large_m_`` says which mode ran.
     large_m_rows : int, default=2000
         Rows of the sample searched in large-m mode (>= 2).

@@ -25,12 +25,14 @@ its subset optimal on the sample proves nothing on all rows: the status becomes 
 ``large_m="auto"`` runs this mode when m > :data:`AUTO_ROWS` and m > ``rows``. Peak memory is
 O(rows^2 + BLOCK_ROWS x m + m n) plus libsvm's cache, instead of O(m^2) per candidate. The defaults come
 from benchmarks/bench_rows.py (RESULTS.md, section "Rows"; n = 50, k = 10, default ``CardinalitySVC``,
-CPU seconds since the shared machine's load inflated wall time 4-20x): the exact mode took 11-32 s CPU
-at m = 1,000-2,000 on a make_classification set and 59-63 s on a nonlinear one, its cost growing with m^2
-(one 8 m^2-byte Gram per candidate: 200 MB at m = 5,000, 3.2 GB at 20,000); large-m mode with 2,000
-sampled rows took 31-41 s and 49-84 s CPU at m = 5,000-20,000, peak resident memory 735-873 MB, flat in
-m. So ``AUTO_ROWS`` = 5,000 keeps the exact answer while one candidate's Gram is at most 200 MB, and a
-2,000-row sample costs what the exact mode costs at m = 2,000.
+CPU seconds since the shared machine's load inflated wall time 4-20x). Exact mode: 11 / 32 / 98 / 349 s
+CPU at m = 1,000 / 2,000 / 3,000 / 5,000 on a make_classification set (peak resident memory 0.4 / 0.7 /
+1.2 / 2.6 GB: one 8 m^2-byte Gram per candidate), 63 / 59 / 191 s at m = 1,000-3,000 on a nonlinear set.
+Large-m mode with 2,000 sampled rows: 31-41 s and 49-91 s CPU at m = 3,000-20,000, 0.74-0.87 GB, flat in
+m, with the exact mode's held-out accuracy where both ran above 2,000 rows (same subset at 3,000 and
+5,000 on the first set; +0.04 points at 3,000 on the second). So ``AUTO_ROWS`` = 3,000: above it the
+exact mode costs more than the sample's search (whose cost is the exact mode's at 2,000 rows) and over
+1.2 GB.
 """
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ from .result import Incumbent, Status
 #: default sample size of the search (measured: benchmarks/bench_rows.py)
 DEFAULT_ROWS = 2000
 #: "auto" switches to large-m mode above this many rows (measured: benchmarks/bench_rows.py)
-AUTO_ROWS = 5000
+AUTO_ROWS = 3000
 #: rows of K per block when K @ v is formed on the support vectors
 BLOCK_ROWS = 256
 #: libsvm's kernel cache (MB) in the exact re-evaluation (scikit-learn's default)
