@@ -44,6 +44,7 @@ from tqdm.auto import tqdm
 from .alpha import AlphaSubproblem
 from .instance import encode_labels, make_instance
 from .kernels import make_kernel
+from . import large_m as large_mode
 from .methods import get_method, method_class
 from .options import Opt
 from .result import Incumbent
@@ -75,7 +76,8 @@ class _CardinalityParams:
 
     def __init__(self, n_features=5, *, kernel="poly", degree=3, gamma=0.1, coef0=1.0, C=10.0,
                  method="ls*", sense="fit", scaling="minmax", random_state=None, n_jobs=1,
-                 time_limit=None, method_params=None, verbose=0):
+                 time_limit=None, method_params=None, verbose=0, large_m="auto",
+                 large_m_rows=large_mode.DEFAULT_ROWS):
         self.n_features = n_features
         self.kernel = kernel
         self.degree = degree
@@ -90,6 +92,8 @@ class _CardinalityParams:
         self.time_limit = time_limit
         self.method_params = method_params
         self.verbose = verbose
+        self.large_m = large_m
+        self.large_m_rows = large_m_rows
 
 
 _PARAMS_DOC = """
@@ -131,6 +135,13 @@ _PARAMS_DOC = """
     verbose : int, default=0
         > 0 shows a progress bar of the selection (its incumbent's improvements; with
         ``n_features="auto"`` the cross-validated path); 0 is silent.
+    large_m : {"auto", True, False}, default="auto"
+        Large-m mode (:mod:`minlp_fs.large_m`): the method searches a stratified sample of
+        ``large_m_rows`` rows, and the chosen subset's value is then computed exactly on all rows by
+        libsvm without an m x m matrix. "auto": on above 3,000 rows (and above ``large_m_rows``);
+        ``large_m_`` says which mode ran.
+    large_m_rows : int, default=2000
+        Rows of the sample searched in large-m mode (>= 2).
 """
 
 
@@ -145,6 +156,7 @@ def _check_params(est) -> None:
     checked by :func:`~minlp_fs.instance.make_instance` with the package's own messages)."""
     for key, spec in _NUMERIC_PARAMS.items():
         spec.check(type(est).__name__, key, getattr(est, key))
+    large_mode.check_params(type(est).__name__, est.large_m, est.large_m_rows)
     if est.kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {', '.join(KERNELS)}; got {est.kernel!r}")
     g = est.gamma
@@ -153,6 +165,14 @@ def _check_params(est) -> None:
         raise ValueError(f"gamma must be a number > 0, 'scale' or 'auto'; got {g!r}")
     if est.method_params is not None and not isinstance(est.method_params, dict):
         raise ValueError(f"method_params must be a dict of method options or None; got {est.method_params!r}")
+
+
+def _seed(est) -> int:
+    """The integer seed of ``random_state`` (0 for None, the package's default seed)."""
+    rs = est.random_state
+    if rs is None:
+        return 0
+    return int(rs) if isinstance(rs, numbers.Integral) else int(check_random_state(rs).randint(np.iinfo(np.int32).max))
 
 
 def _method(est):
@@ -164,9 +184,7 @@ def _method(est):
                          "time_limit parameters, not method_params")
     known = method_class(est.method).options()
     if "seed" in known and est.random_state is not None:
-        rs = est.random_state
-        options["seed"] = int(rs) if isinstance(rs, numbers.Integral) else \
-            int(check_random_state(rs).randint(np.iinfo(np.int32).max))
+        options["seed"] = _seed(est)
     if "n_jobs" in known:
         options["n_jobs"] = 1 if est.n_jobs is None else est.n_jobs
     if est.time_limit is not None:
@@ -237,14 +255,18 @@ def _select(est, X, y):
     inst, est.gamma_ = _instance(est, X[:, varying], y, B)
     if names is not None:
         inst = inst.with_params(feature_names=tuple(str(names[j]) for j in varying))
+    est.large_m_ = large_mode.use_large_m(est.large_m, est.large_m_rows, inst.m)
     if B == varying.size:
-        result = _all_features(inst)
+        result = large_mode.all_features(inst) if est.large_m_ else _all_features(inst)
     else:
         with tqdm(disable=not est.verbose, desc=f"{est.method} n_features={B}", unit=" improvements") as bar:
             def progress(point):
                 bar.set_postfix_str(f"f={point.value:.6g} ({point.source})")
                 bar.update()
-            result = _method(est).solve(inst, callback=progress)
+            if est.large_m_:
+                result = large_mode.select(inst, _method(est), est.large_m_rows, _seed(est), callback=progress)
+            else:
+                result = _method(est).solve(inst, callback=progress)
     if not result.ok:
         raise RuntimeError(f"method {est.method!r} returned no selection ({result.status}): {result.message}")
     constant = np.setdiff1d(np.arange(n_in), varying)
@@ -309,6 +331,8 @@ class KernelFeatureSelector(_SupportSelector, _CardinalityParams, BaseEstimator)
         (:mod:`minlp_fs.multiclass`); ``result_.alpha`` is then the stack of their alphas.
     gamma_ : float
         The kernel coefficient used.
+    large_m_ : bool
+        True when large-m mode ran (``result_.info["large_m"]`` then has its sample's size, seed and value).
     n_features_in_, feature_names_in_ :
         As in every scikit-learn estimator.
     """
@@ -358,7 +382,7 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
         The fitted selector.
     n_features_ : int
         The number of features selected (``n_features``, or the one chosen by CV).
-    support_, selected_features_, ranking_, objective_, result_, gamma_ :
+    support_, selected_features_, ranking_, objective_, result_, gamma_, large_m_ :
         As on the selector (with ``n_features="auto"``, ``ranking_`` is 1 for the selected, 2 otherwise).
     scaler_ : transformer
         The scaling of the selected columns.
@@ -380,10 +404,12 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
 
     def __init__(self, n_features=5, *, kernel="poly", degree=3, gamma=0.1, coef0=1.0, C=10.0,
                  method=None, sense="fit", scaling="minmax", random_state=None, n_jobs=1,
-                 time_limit=None, method_params=None, verbose=0, probability=False):
+                 time_limit=None, method_params=None, verbose=0, large_m="auto",
+                 large_m_rows=large_mode.DEFAULT_ROWS, probability=False):
         super().__init__(n_features, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, C=C,
                          method=method, sense=sense, scaling=scaling, random_state=random_state,
-                         n_jobs=n_jobs, time_limit=time_limit, method_params=method_params, verbose=verbose)
+                         n_jobs=n_jobs, time_limit=time_limit, method_params=method_params, verbose=verbose,
+                         large_m=large_m, large_m_rows=large_m_rows)
         self.probability = probability
 
     def _fit_selector(self, X, y):
@@ -407,7 +433,7 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateSelectionWarning)
             self.selector_ = sel = self._fit_selector(X, y)
-        for name in ("classes_", "support_", "selected_features_", "objective_", "result_", "gamma_"):
+        for name in ("classes_", "support_", "selected_features_", "objective_", "result_", "gamma_", "large_m_"):
             setattr(self, name, getattr(sel, name))
         self.n_features_ = int(self.support_.sum())
         self.ranking_ = getattr(sel, "ranking_", np.where(self.support_, 1, 2))

@@ -62,10 +62,11 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
+from . import large_m as large_mode
 from .alpha import AlphaSubproblem
 from .estimators import (
     _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _SupportSelector, _CardinalityParams, _check_params, _check_targets,
-    _instance, _method, _paper_sense_warning,
+    _instance, _method, _paper_sense_warning, _seed,
 )
 
 SELECT_RULES = ("best", "1se")
@@ -94,15 +95,20 @@ def selection_path(est, X, y, ks, tick=None, feature_names=None) -> dict:
     sense, scaling and method (as for :class:`KernelFeatureSelector`). ``tick()`` is called once per B
     and pass (2 len(ks) calls). Each Result's ``info["path_start"]`` says how its run was started
     ("default", "grown from n_features=B'" or "shrunk from n_features=B'"); ``feature_names`` (of X's
-    columns) name the Results' features."""
+    columns) name the Results' features. In large-m mode (``est.large_m``, :mod:`minlp_fs.large_m`) the
+    path runs on one stratified sample of ``est.large_m_rows`` rows (scaling fitted on all rows), and its
+    values are the sample's."""
     method = _method(est)
     warm = method.uses_start
     n = X.shape[1]
+    sampled = large_mode.use_large_m(est.large_m, est.large_m_rows, X.shape[0])
     setup = {}
     for B in ks:
         inst, gamma = _instance(est, X, y, B)
         if feature_names is not None:
             inst = inst.with_params(feature_names=tuple(str(name) for name in feature_names))
+        if sampled:
+            inst = large_mode.sample_instance(inst, est.large_m_rows, _seed(est))
         setup[B] = (inst, AlphaSubproblem(inst), gamma)
     best, tried = {}, {B: set() for B in ks}
 
@@ -192,9 +198,12 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         ``mean_fit_time`` (seconds per split of the whole path, repeated for each B).
     path_ : dict
         B -> :class:`~minlp_fs.result.Result` of the final path on all of X at the chosen (C, gamma)
-        (feature indices refer to the non-constant columns).
+        (feature indices refer to the non-constant columns; in large-m mode, values on the sample).
     result_, objective_ :
-        The final path's Result at ``n_features_`` and its objective f.
+        The final path's Result at ``n_features_`` and its objective f (in large-m mode re-valued
+        exactly on all rows).
+    large_m_ : bool
+        True when large-m mode ran (the paths searched a sample of ``large_m_rows`` rows).
     estimator_ : sklearn.pipeline.Pipeline
         Scaling and the SVC trained on the selected columns of X.
     classes_ : ndarray of shape (n_classes,)
@@ -207,10 +216,11 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
     def __init__(self, n_features=None, *, cv=5, scoring=None, Cs=None, gammas=None, select="best",
                  kernel="poly", degree=3, gamma=0.1, coef0=1.0, C=10.0, method="ls", sense="fit",
                  scaling="minmax", random_state=None, n_jobs=1, time_limit=None, method_params=None,
-                 verbose=0):
+                 verbose=0, large_m="auto", large_m_rows=large_mode.DEFAULT_ROWS):
         super().__init__(n_features, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, C=C, method=method,
                          sense=sense, scaling=scaling, random_state=random_state, n_jobs=n_jobs,
-                         time_limit=time_limit, method_params=method_params, verbose=verbose)
+                         time_limit=time_limit, method_params=method_params, verbose=verbose,
+                         large_m=large_m, large_m_rows=large_m_rows)
         self.cv = cv
         self.scoring = scoring
         self.Cs = Cs
@@ -306,14 +316,26 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         self.n_features_ = B
         self.C_, self.gamma_ = float(C), float(path[B].info["gamma"])
         self.path_ = path
-        self.result_ = path[B]
-        self.objective_ = float(path[B].objective)
+        self.large_m_ = large_mode.use_large_m(self.large_m, self.large_m_rows, X.shape[0])
+        self.result_ = self._exact(X, y, varying, path[B], C, gamma) if self.large_m_ else path[B]
+        self.objective_ = float(self.result_.objective)
         self.selected_features_ = _selected(varying, constant, path[B].features, B)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.selected_features_] = True
         self.classes_ = np.unique(y)
         self.estimator_ = self._svc(self.C_, self.gamma_).fit(X[:, self.support_], y)
         return self
+
+    def _exact(self, X, y, varying, searched, C, gamma):
+        """Large-m mode: the path's Result (on a sample) re-valued exactly on all rows of X[:, varying]."""
+        B = len(searched.features)
+        inst = _instance(self._selector(B, C, gamma), X[:, varying], y, B)[0]
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            inst = inst.with_params(feature_names=tuple(str(name) for name in names[varying]))
+        if B == inst.n:
+            return large_mode.all_features(inst)
+        return large_mode.exact_result(inst, searched, min(self.large_m_rows, inst.m), _seed(self))
 
     def _choose(self, mean, std, n_splits, ks):
         """(grid point, B index) by the selection rule."""
