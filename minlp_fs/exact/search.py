@@ -345,10 +345,10 @@ class _Search:
         self.stack.clear()
         return children
 
-    def search_nodes(self, nodes: list, max_nodes: int | None = None) -> Status:
+    def search_nodes(self, nodes: list, max_nodes: int | None = None, bar=None) -> Status:
         """Depth-first search of the subtrees of ``nodes`` (first searched first) from the current incumbent,
         processing at most ``max_nodes`` nodes; a stop or the budget leaves the open nodes in ``stack`` (the
-        next one last) and ``current`` (their bounds stay valid)."""
+        next one last) and ``current`` (their bounds stay valid). ``bar``: a progress bar to refresh."""
         self.stack.extend(reversed(nodes))
         budget = self.counts["nodes"] + max_nodes if max_nodes is not None else None
         try:
@@ -357,8 +357,10 @@ class _Search:
                 self.current = self.stack.pop()
                 self._process(self.current)
                 self.current = None
-                if self.inc.proves_optimal:
+                if self.inc.proves_optimal:  # paper sense: at the trivial bound (to 1e-6), nothing can beat it
                     self.stack.clear()
+                if bar is not None:
+                    self._refresh(bar)
                 self._check_time()
         except SearchStopped as stop:
             return stop.status
@@ -376,20 +378,8 @@ class _Search:
         m, status = self.method, Status.OPTIMAL
         bar = tqdm(disable=not m.progress, unit="node", desc=f"bnb {self.inst.name}")
         try:
-            self._root()  # first, so that a stop during the heuristic still reports a valid bound
-            self._heuristic(start)
-            self.stack[0].alpha = self.inc.alpha  # the incumbent's alpha warm-starts the first QP
-            if self.inc.proves_optimal:
-                self.stack.clear()
-            while self.stack:
-                self.counts["max_open"] = max(self.counts["max_open"], len(self.stack))
-                self.current = self.stack.pop()
-                self._process(self.current)
-                self.current = None
-                if self.inc.proves_optimal:  # paper sense: at the trivial bound (to 1e-6), nothing can beat it
-                    self.stack.clear()
-                self._refresh(bar)
-                self._check_time()
+            roots = self.start(start)   # a stop in the heuristic leaves the root open: a valid bound
+            status = self.search_nodes(roots, bar=bar)
         except SearchStopped as stop:
             status = stop.status
         except KeyboardInterrupt:
