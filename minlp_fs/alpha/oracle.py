@@ -50,11 +50,11 @@ class AlphaSubproblem:
     """Exact solver of g(beta) for one instance, with a solve counter and a cache by subset."""
 
     def __new__(cls, instance, *args, **kwargs):
-        """For a multiclass instance, its oracle :class:`~minlp_fs.multiclass.oracle.MulticlassSubproblem`
-        (every method builds its oracle here, so none needs to know about classes)."""
-        if cls is AlphaSubproblem and getattr(instance, "n_classes", 2) > 2:
-            from ..multiclass.oracle import MulticlassSubproblem
-            cls = MulticlassSubproblem
+        """The oracle the instance names (``instance.oracle_class``: a multiclass instance's
+        :class:`~minlp_fs.multiclass.oracle.MulticlassSubproblem`), else this class: every method builds
+        its oracle here, so none needs to know about classes."""
+        if cls is AlphaSubproblem:
+            cls = getattr(instance, "oracle_class", cls)
         return super().__new__(cls)
 
     def __init__(self, instance, backend: str = "smo", tol: float = DEFAULT_TOL, cache: bool = True):

@@ -36,11 +36,11 @@ class FixedAlpha:
     """Evaluate f(alpha_bar, S) for many subsets S at one fixed alpha_bar (within ``deadline``)."""
 
     def __new__(cls, instance, *args, **kwargs):
-        """For a multiclass instance, :class:`~minlp_fs.multiclass.screening.StackedFixedAlpha` (f at a
-        fixed stack of alphas, one per class), so no method needs to know about classes."""
-        if cls is FixedAlpha and getattr(instance, "n_classes", 2) > 2:
-            from ..multiclass.screening import StackedFixedAlpha
-            cls = StackedFixedAlpha
+        """The evaluator the instance names (``instance.fixed_alpha_class``: a multiclass instance's
+        :class:`~minlp_fs.multiclass.screening.StackedFixedAlpha`, f at a fixed stack of alphas, one per
+        class), else this class, so no method needs to know about classes."""
+        if cls is FixedAlpha:
+            cls = getattr(instance, "fixed_alpha_class", cls)
         return super().__new__(cls)
 
     def __init__(self, instance, alpha: np.ndarray, deadline=None):

@@ -61,6 +61,20 @@ class MulticlassInstance:
     def n_classes(self) -> int:
         return len(self.classes)
 
+    @property
+    def oracle_class(self) -> type:
+        """What ``AlphaSubproblem(instance)`` builds: the sum of the K one-vs-rest duals."""
+        from .oracle import MulticlassSubproblem
+
+        return MulticlassSubproblem
+
+    @property
+    def fixed_alpha_class(self) -> type:
+        """What ``FixedAlpha(instance, A)`` builds: f at a fixed K x m stack of alphas."""
+        from .screening import StackedFixedAlpha
+
+        return StackedFixedAlpha
+
     @cached_property
     def parts(self) -> tuple:
         """The one-vs-rest binary instances, in the order of ``classes`` (labels +1: that class)."""
