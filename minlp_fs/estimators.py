@@ -168,15 +168,17 @@ def _check_params(est) -> None:
 
 
 def _seed(est) -> int:
-    """The integer seed of ``random_state`` (0 for None, the package's default seed)."""
+    """The integer seed of ``random_state`` (0 for None, the package's default seed). A RandomState moves
+    on at every call: draw it once per fit and pass the integer on (scikit-learn's rule)."""
     rs = est.random_state
     if rs is None:
         return 0
     return int(rs) if isinstance(rs, numbers.Integral) else int(check_random_state(rs).randint(np.iinfo(np.int32).max))
 
 
-def _method(est):
-    """The configured method: method_params plus seed, n_jobs and time_limit where it has them."""
+def _method(est, seed: int):
+    """The configured method: method_params plus ``seed`` (the fit's :func:`_seed`, when random_state is
+    set), n_jobs and time_limit where it has them."""
     options = dict(est.method_params or {})
     clash = sorted({"seed", "n_jobs", "time_limit"} & set(options))
     if clash:
@@ -184,7 +186,7 @@ def _method(est):
                          "time_limit parameters, not method_params")
     known = method_class(est.method).options()
     if "seed" in known and est.random_state is not None:
-        options["seed"] = _seed(est)
+        options["seed"] = seed
     if "n_jobs" in known:
         options["n_jobs"] = 1 if est.n_jobs is None else est.n_jobs
     if est.time_limit is not None:
@@ -263,10 +265,11 @@ def _select(est, X, y):
             def progress(point):
                 bar.set_postfix_str(f"f={point.value:.6g} ({point.source})")
                 bar.update()
+            seed = _seed(est)
             if est.large_m_:
-                result = large_mode.select(inst, _method(est), est.large_m_rows, _seed(est), callback=progress)
+                result = large_mode.select(inst, _method(est, seed), est.large_m_rows, seed, callback=progress)
             else:
-                result = _method(est).solve(inst, callback=progress)
+                result = _method(est, seed).solve(inst, callback=progress)
     if not result.ok:
         raise RuntimeError(f"method {est.method!r} returned no selection ({result.status}): {result.message}")
     constant = np.setdiff1d(np.arange(n_in), varying)

@@ -98,7 +98,8 @@ def selection_path(est, X, y, ks, tick=None, feature_names=None) -> dict:
     columns) name the Results' features. In large-m mode (``est.large_m``, :mod:`minlp_fs.large_m`) the
     path runs on one stratified sample of ``est.large_m_rows`` rows (scaling fitted on all rows), and its
     values are the sample's."""
-    method = _method(est)
+    seed = _seed(est)                           # once: a RandomState moves on at every draw
+    method = _method(est, seed)
     warm = method.uses_start
     n = X.shape[1]
     sampled = large_mode.use_large_m(est.large_m, est.large_m_rows, X.shape[0])
@@ -108,7 +109,7 @@ def selection_path(est, X, y, ks, tick=None, feature_names=None) -> dict:
         if feature_names is not None:
             inst = inst.with_params(feature_names=tuple(str(name) for name in feature_names))
         if sampled:
-            inst = large_mode.sample_instance(inst, est.large_m_rows, _seed(est))
+            inst = large_mode.sample_instance(inst, est.large_m_rows, seed)
         setup[B] = (inst, AlphaSubproblem(inst), gamma)
     best, tried = {}, {B: set() for B in ks}
 
@@ -253,17 +254,20 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         gammas = [self.gamma] if self.gammas is None else list(self.gammas)
         return list(product(Cs, gammas))
 
-    def _selector(self, B, C, gamma):
-        """The KernelFeatureSelector of one grid point (it carries the kernel, sense and method options)."""
+    def _selector(self, B, C, gamma, seed=None):
+        """The KernelFeatureSelector of one grid point (it carries the kernel, sense and method options);
+        ``seed``: the fit's integer seed, in place of a RandomState (drawn once per fit)."""
         params = {k: v for k, v in self.get_params().items() if k in KernelFeatureSelector._get_param_names()}
         params.update(n_features=B, C=C, gamma=gamma)
+        if seed is not None and self.random_state is not None:
+            params["random_state"] = seed
         return KernelFeatureSelector(**params)
 
     def _svc(self, C, gamma):
         return Pipeline([("scale", _SCALERS[self.scaling]()),
                          ("svc", SVC(kernel=self.kernel, C=C, gamma=gamma, coef0=self.coef0, degree=self.degree))])
 
-    def _path(self, X, y, ks, C, gamma, tick):
+    def _path(self, X, y, ks, C, gamma, tick, seed):
         """(varying, constant, {B: Result}) on X: the path over the non-constant columns."""
         varying = np.flatnonzero(np.ptp(X, axis=0) > 0)
         if varying.size == 0:
@@ -271,7 +275,7 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         constant = np.setdiff1d(np.arange(X.shape[1]), varying)
         eff = sorted({min(B, varying.size) for B in ks})
         names = getattr(self, "feature_names_in_", None)
-        path = selection_path(self._selector(max(eff), C, gamma), X[:, varying], y, eff, tick,
+        path = selection_path(self._selector(max(eff), C, gamma, seed), X[:, varying], y, eff, tick,
                               None if names is None else names[varying])
         return varying, constant, {B: path[min(B, varying.size)] for B in ks}
 
@@ -283,6 +287,7 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
             raise ValueError(f"select must be one of {', '.join(SELECT_RULES)}; got {self.select!r}")
         ks = self._grid(X.shape[1])
         points = self._points()
+        seed = _seed(self)                          # once per fit: every path and sample uses it
         for C, gamma in points:
             _check_params(self._selector(ks[-1], C, gamma))
         if self.sense == "paper":
@@ -299,7 +304,7 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
                 for s, (train, test) in enumerate(splits):
                     bar.set_postfix_str(f"C={C} gamma={gamma} split {s + 1}/{len(splits)}")
                     t0 = time.perf_counter()
-                    varying, constant, path = self._path(X[train], y[train], ks, C, gamma, bar.update)
+                    varying, constant, path = self._path(X[train], y[train], ks, C, gamma, bar.update, seed)
                     times[p, s] = time.perf_counter() - t0
                     for b, B in enumerate(ks):
                         cols = _selected(varying, constant, path[B].features, B)
@@ -310,14 +315,14 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
             p, b = self._choose(mean, std, len(splits), ks)
             C, gamma = points[p]
             bar.set_postfix_str(f"final path C={C} gamma={gamma}")
-            varying, constant, path = self._path(X, y, ks, C, gamma, bar.update)
+            varying, constant, path = self._path(X, y, ks, C, gamma, bar.update, seed)
         B = ks[b]
         self.cv_results_ = self._results(points, ks, scores, objectives, times)
         self.n_features_ = B
         self.C_, self.gamma_ = float(C), float(path[B].info["gamma"])
         self.path_ = path
         self.large_m_ = large_mode.use_large_m(self.large_m, self.large_m_rows, X.shape[0])
-        self.result_ = self._exact(X, y, varying, path[B], C, gamma) if self.large_m_ else path[B]
+        self.result_ = self._exact(X, y, varying, path[B], C, gamma, seed) if self.large_m_ else path[B]
         self.objective_ = float(self.result_.objective)
         self.selected_features_ = _selected(varying, constant, path[B].features, B)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
@@ -326,7 +331,7 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         self.estimator_ = self._svc(self.C_, self.gamma_).fit(X[:, self.support_], y)
         return self
 
-    def _exact(self, X, y, varying, searched, C, gamma):
+    def _exact(self, X, y, varying, searched, C, gamma, seed):
         """Large-m mode: the path's Result (on a sample) re-valued exactly on all rows of X[:, varying]."""
         B = len(searched.features)
         inst = _instance(self._selector(B, C, gamma), X[:, varying], y, B)[0]
@@ -335,7 +340,7 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
             inst = inst.with_params(feature_names=tuple(str(name) for name in names[varying]))
         if B == inst.n:
             return large_mode.all_features(inst)
-        return large_mode.exact_result(inst, searched, min(self.large_m_rows, inst.m), _seed(self))
+        return large_mode.exact_result(inst, searched, min(self.large_m_rows, inst.m), seed)
 
     def _choose(self, mean, std, n_splits, ks):
         """(grid point, B index) by the selection rule."""

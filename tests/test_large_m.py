@@ -93,6 +93,24 @@ def test_deterministic_with_seed(data):
     assert rows[0].size == ROWS and large_m.sample_instance(inst, 10 ** 6, 0).m == X.shape[0]
 
 
+def test_a_random_state_is_drawn_once_per_fit(data, monkeypatch):
+    """A RandomState moves on at every draw: the path samples the same rows for every B, the method gets
+    that seed, and the reported seed is the one searched with (scikit-learn's draw-once rule)."""
+    from minlp_fs import selection_cv
+
+    X, y = data
+    seen = []
+    sample = large_m.sample_instance
+    monkeypatch.setattr(large_m, "sample_instance", lambda inst, rows, seed: seen.append(seed) or sample(inst, rows, seed))
+    sel = KernelFeatureSelector(3, method="ls*", large_m=True, large_m_rows=ROWS)
+    path = selection_cv.selection_path(sel.set_params(random_state=np.random.RandomState(7)), X, y, [1, 2, 3])
+    assert len(set(seen)) == 1 and len(seen) == 3 and all(r.ok for r in path.values())
+    seen.clear()
+    cv = KernelFeatureSelectorCV([1, 2], cv=2, method=FAST, large_m=True, large_m_rows=ROWS,
+                                 random_state=np.random.RandomState(7)).fit(X, y)
+    assert len(set(seen)) == 1 and cv.result_.info["large_m"]["seed"] == seen[0]
+
+
 @pytest.mark.parametrize("params, message", [
     ({"large_m": "yes"}, "large_m must be 'auto', True or False; got 'yes'"),
     ({"large_m": 1}, "large_m must be 'auto', True or False; got 1"),

@@ -20,7 +20,8 @@ The alphas only make checks cheap: :func:`verify` trusts none of the numbers and
 bound itself, with the package's objective (:mod:`minlp_fs.objective`), from these two facts of
 the SVM dual (3), g(S) = min over the polytope Delta of f(alpha, S):
 
-* **upper bound**: g(S) <= f(alpha, S) for ANY feasible alpha (checked feasible to 1e-9 C m);
+* **upper bound**: g(S) <= f(alpha, S) for ANY feasible alpha (clipped into [0, C]^m, then |y'alpha|
+  checked to 1e-12 C m);
 * **lower bound** (weak duality): for ANY vector a and bias b, the SVM primal point
   w = sum_i a_i y_i phi(x_i), b, xi_i = max(0, 1 - y_i (w'phi(x_i) + b)) is feasible, so
   g(S) = -min P >= -P(w, b, xi) = -(1/2 (a*y)'K_S(a*y) + C sum_i xi_i) (:func:`dual_lower_bound`,
@@ -70,8 +71,9 @@ VERIFY_TOL = 1e-7
 #: KKT tolerance of the verifier's second solve (the package's SMO) where libsvm's duality gap is wider than the
 #: verdict's tolerance (German, m = 1000: 1.2e-6 relative)
 TIGHT_TOL = 1e-10
-#: largest violation of alpha's constraints accepted for an upper bound f(alpha, S), times C m
-FEASIBLE_RTOL = 1e-9
+#: largest |y'alpha| accepted for an upper bound f(alpha, S) (after clipping alpha into its box), times C m:
+#: rounding level (an honest solve keeps y'alpha = 0 to about 1e-16 C per step)
+FEASIBLE_RTOL = 1e-12
 
 
 def _key(fixed, free, need) -> tuple:
@@ -96,6 +98,8 @@ def _dense(d: dict | None, m: int) -> np.ndarray | None:
         raise ValueError(f"an alpha of length {d['m']} for {m} points")
     alpha = np.zeros(m)
     alpha[np.asarray(d["index"], dtype=int)] = np.asarray(d["value"], dtype=float)
+    if not np.isfinite(alpha).all():   # JSON allows NaN/Infinity: a NaN bound would pass every comparison
+        raise ValueError("an alpha with a non-finite entry")
     return alpha
 
 
@@ -221,9 +225,14 @@ def _objective(inst, subset, alpha) -> float:
     return dual_objective(alpha[sv], inst.kernel.gram(X, list(subset), Z=X), inst.y[sv])
 
 
-def _feasible(inst, alpha) -> bool:
-    return (alpha is not None and alpha.shape == (inst.m,)
-            and feasibility_violation(alpha, inst.y, inst.C) <= FEASIBLE_RTOL * inst.C * inst.m)
+def _feasible(inst, alpha) -> np.ndarray | None:
+    """``alpha`` clipped into the box [0, C]^m (exact for an honest alpha, which is inside it; a dishonest
+    one gains no slack from the box) when then |y'alpha| <= FEASIBLE_RTOL C m, else None: the point at
+    which f(alpha, S) bounds g(S) from above."""
+    if alpha is None or alpha.shape != (inst.m,):
+        return None
+    point = np.clip(alpha, 0.0, inst.C)
+    return point if feasibility_violation(point, inst.y, inst.C) <= FEASIBLE_RTOL * inst.C * inst.m else None
 
 
 def score_bound(inst, subset, alpha) -> float | None:
@@ -233,7 +242,8 @@ def score_bound(inst, subset, alpha) -> float | None:
         return None
     if inst.sense == "paper":
         return dual_lower_bound(inst, subset, alpha)
-    return -_objective(inst, subset, alpha) if _feasible(inst, alpha) else None
+    point = _feasible(inst, alpha)
+    return None if point is None else -_objective(inst, subset, point)
 
 
 class _Exact:
@@ -251,7 +261,8 @@ class _Exact:
     def bracket(self, subset, tight: bool = False) -> tuple:
         K = self.inst.gram(subset)
         alpha, _ = self.oracles[tight].solve_gram(K, None)
-        return dual_lower_bound(self.inst, subset, alpha), dual_objective(alpha, K, self.inst.y)
+        point = _feasible(self.inst, alpha)        # the upper end needs a feasible point: checked, not trusted
+        return dual_lower_bound(self.inst, subset, alpha), np.inf if point is None else dual_objective(point, K, self.inst.y)
 
     def score_bound(self, subset, tight: bool = False) -> tuple:
         """(lower bound of score(g), g's value at libsvm's alpha)."""
@@ -276,8 +287,8 @@ def _record_bounds(inst, rec: dict):
         return {int(p[0]): score_bound(inst, tree.probe_set(fixed, int(p[0])),
                                        _dense(p[3] if len(p) > 3 else None, m)) for p in rec["probes"]}
     if rec["kind"] == "fit":
-        alpha = _dense(rec.get("alpha"), m)
-        if not _feasible(inst, alpha):
+        alpha = _feasible(inst, _dense(rec.get("alpha"), m))
+        if alpha is None:
             return None
         universe = -_objective(inst, tree.universe(fixed, free), alpha)
         children = None
@@ -331,7 +342,8 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
     alpha = _dense(claim.get("alpha"), inst.m)
     bracket = (-np.inf, np.inf)
     if alpha is not None:  # the claim's own alpha: no QP when it is close enough
-        bracket = (dual_lower_bound(inst, subset, alpha), _objective(inst, subset, alpha) if _feasible(inst, alpha) else np.inf)
+        point = _feasible(inst, alpha)
+        bracket = (dual_lower_bound(inst, subset, alpha), np.inf if point is None else _objective(inst, subset, point))
     for tight in (False, True):
         if not attained(bracket):
             bracket = exact.bracket(subset, tight)

@@ -361,7 +361,8 @@ class _Search:
                     self.stack.clear()
                 if bar is not None:
                     self._refresh(bar)
-                self._check_time()
+                if self.stack:   # a search that has just finished is complete, whatever the clock says
+                    self._check_time()
         except SearchStopped as stop:
             return stop.status
         except KeyboardInterrupt:

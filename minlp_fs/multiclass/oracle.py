@@ -94,6 +94,7 @@ class MulticlassSubproblem(AlphaSubproblem):
                         alphas.append(feasible_start(warm[j], later.y, later.C))
                         values.append(dual_objective(alphas[-1], K, later.y))
                         held.append(estimates[j])  # g_j >= L_j: what the proof uses
+                        stopped.append(j)          # not solved: solved on below if the proof fails
                     break
 
         def proven():

@@ -69,7 +69,10 @@ def test_fit_alpha_made_infeasible_is_rejected(certificates):
     claim = doc["claim"]["value"]
     rec = next(r for r in doc["nodes"] if r["kind"] == "fit" and r["order"] is not None
                and r["value"] is not None and r["value"] > claim + 1e-3 * abs(claim) and r["alpha"]["index"])
-    rec["alpha"]["value"][0] += 1.0
+    C = doc["instance"]["C"]
+    # inside the box, so clipping keeps it: y'alpha is off by 1 (an entry pushed past C would be clipped back)
+    t = next(t for t, v in enumerate(rec["alpha"]["value"]) if v + 1.0 <= C)
+    rec["alpha"]["value"][t] += 1.0
     verdict = verify(doc)
     assert not verdict.proven and "not a feasible point" in verdict.reason
 
@@ -139,3 +142,12 @@ def test_a_certificate_into_a_missing_folder_is_refused_before_the_search(tmp_pa
                  "--certificate", str(tmp_path / "missing" / "x.json")])
     err = capsys.readouterr().err
     assert code == 2 and "cannot write the certificate" in err and "Traceback" not in err
+
+
+def test_a_non_finite_alpha_is_a_malformed_certificate(certificates):
+    """JSON allows NaN: a NaN bound would pass every comparison (and sorts nowhere), so it is refused."""
+    doc = load(certificates["poly3", "fit"][0])
+    rec = next(r for r in doc["nodes"] if r.get("alpha") and r["alpha"]["index"])
+    rec["alpha"]["value"][0] = float("nan")
+    verdict = verify(doc)
+    assert not verdict.proven and "non-finite" in verdict.reason
