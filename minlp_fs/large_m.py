@@ -139,6 +139,10 @@ def select(instance, method, rows: int, seed: int, callback=None):
     """The large-m Result of ``method`` on ``instance`` (steps 1-3 of the module docstring)."""
     sample = sample_instance(instance, rows, seed)
     searched = method.solve(sample, callback=callback)
+    if searched.ok and searched.status == Status.INTERRUPTED:  # Ctrl-C: no minutes-long fit on all rows
+        searched.message = (f"interrupted: searched on {sample.m} of {instance.m} rows; its value is the "
+                            "sample's (not re-evaluated on all rows)")
+        return searched
     return exact_result(instance, searched, sample.m, seed) if searched.ok else searched
 
 
@@ -157,6 +161,7 @@ def exact_result(instance, searched, rows: int, seed: int):
                               info=info)
     result.wall_time_s += searched.wall_time_s
     return result
+
 
 def all_features(instance):
     """The Result of the only subset when B = n (nothing to search), valued exactly on all rows as in step 3."""

@@ -209,3 +209,21 @@ def test_multiclass_large_m_samples_every_class_and_sums_the_exact_duals():
     sel = KernelFeatureSelector(2, method=FAST, large_m=True, large_m_rows=45).fit(X, labels)
     same = make_instance(X, labels, 2, kernel="poly3", gamma=0.1, coef0=1.0, C=10.0, sense="fit")  # the selector's
     assert sel.large_m_ and sel.objective_ == pytest.approx(large_m.exact_fit(same, sel.selected_features_).value)
+
+
+def test_an_interrupted_search_is_not_re_fitted_on_all_rows(data, monkeypatch):
+    """Ctrl-C during the sample's search: the sample's Result comes back at once, saying so (no fit on all
+    rows, which takes minutes at m = 20,000)."""
+    from minlp_fs.methods import get_method
+    from minlp_fs.result import Status
+
+    X, y = data
+    inst = make_instance(X, y, 3, sense="fit")
+    method = get_method("ls*")
+
+    def interrupt(point):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(large_m, "exact_fit", lambda *a: pytest.fail("re-fitted on all rows"))
+    res = large_m.select(inst, method, ROWS, 0, callback=interrupt)
+    assert res.status == Status.INTERRUPTED and res.ok and "not re-evaluated on all rows" in res.message
