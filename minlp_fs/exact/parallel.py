@@ -163,9 +163,10 @@ def parallel_search(method, run) -> Status:
     finally:
         bar.close()
     frontier += search.stack + ([search.current] if search.current is not None else [])  # a stop in the heuristic
-    return _finish(search, method, run, status, open_bounds, frontier,
-                   {"n_workers": workers, "backend": method.backend, "tasks": n_subtrees, "waves": n_waves,
-                    "worker_cpu_s": worker_cpu})
+    return search.finish(status, lambda: _bound(search, open_bounds, frontier), len(open_bounds) + len(frontier),
+                         "open subtrees", {"parallel": {"n_workers": workers, "backend": method.backend,
+                                                        "tasks": n_subtrees, "waves": n_waves,
+                                                        "worker_cpu_s": worker_cpu}})
 
 
 def _bound(search, open_bounds: list, frontier: list) -> float:
@@ -178,25 +179,3 @@ def _bound_point(search, open_bounds, frontier) -> None:
     if np.isfinite(bound) and bound > search.best_bound_seen and inc.value is not None:
         search.best_bound_seen = bound
         inc.trace.append(TracePoint(inc.elapsed(), float(inc.value), "bound", bound=float(search.inst.sign * bound)))
-
-
-def _finish(search, method, run, status, open_bounds, frontier, parallel_info: dict) -> Status:
-    """The run's certified flag, bound, message, info and certificate (as the sequential search sets them)."""
-    inst, inc = search.inst, search.inc
-    complete = status == Status.OPTIMAL and inc.value is not None
-    bound = search._score_inc() if complete else _bound(search, open_bounds, frontier)
-    n_open = len(open_bounds) + len(frontier)
-    info = dict(search.counts, heuristic=search.heuristic, heuristic_svm_solves=search.heuristic_solves,
-                bounds=("probe" if search.paper else "universe+marginal" if method.marginal else "universe")
-                if search.probes else ("trivial" if search.paper else "none"),
-                open_nodes=n_open, gap_percent=search.gap(bound), parallel=parallel_info)
-    value_bound = float(inst.sign * bound) if np.isfinite(bound) else None
-    message = "" if complete else (f"{status}: {n_open} open subtrees, bound {value_bound}, "
-                                   f"gap {info['gap_percent']:.3g}%")
-    if search.recorder is not None:
-        search.recorder.write(method.certificate, inc, complete, value_bound)
-        info["certificate"] = method.certificate
-    run.n_svm_solves = search.heuristic_solves + search.counts["qps"]
-    run.certified, run.bound, run.message = complete, value_bound, message
-    run.info.update(info)
-    return status

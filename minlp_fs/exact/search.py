@@ -376,8 +376,7 @@ class _Search:
         self.stack.append(_Node(fixed, free, need, bound, None))
 
     def search(self, start) -> Status:
-        m, status = self.method, Status.OPTIMAL
-        bar = tqdm(disable=not m.progress, unit="node", desc=f"bnb {self.inst.name}")
+        bar = tqdm(disable=not self.method.progress, unit="node", desc=f"bnb {self.inst.name}")
         try:
             roots = self.start(start)   # a stop in the heuristic leaves the root open: a valid bound
             status = self.search_nodes(roots, bar=bar)
@@ -388,14 +387,21 @@ class _Search:
         finally:
             self._refresh(bar, force=True)
             bar.close()
+        return self.finish(status, self.global_bound, len(self.stack) + (self.current is not None), "open nodes")
+
+    def finish(self, status, open_bound, n_open: int, what: str, extra: dict | None = None) -> Status:
+        """Set the run's certified flag, bound, message, info and certificate (the sequential search's and the
+        parallel one's): complete when the search ended optimal with an incumbent, else the bound
+        ``open_bound()`` over the ``n_open`` open ``what`` (nodes, subtrees); ``extra`` joins the info."""
+        m = self.method
         complete = status == Status.OPTIMAL and self.inc.value is not None
-        bound = self._score_inc() if complete else self.global_bound()
+        bound = self._score_inc() if complete else open_bound()
         info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.heuristic_solves,
                     bounds=("probe" if self.paper else "universe+fixed-alpha" if m.marginal else "universe")
                     if self.probes else ("trivial" if self.paper else "none"),
-                    open_nodes=len(self.stack) + (self.current is not None), gap_percent=self.gap(bound))
+                    open_nodes=n_open, gap_percent=self.gap(bound), **(extra or {}))
         value_bound = float(self.inst.sign * bound) if np.isfinite(bound) else None
-        message = "" if complete else (f"{status}: {len(self.stack)} open nodes, bound {value_bound}, "
+        message = "" if complete else (f"{status}: {n_open} {what}, bound {value_bound}, "
                                        f"gap {info['gap_percent']:.3g}%")
         if self.recorder and m.certificate:
             self.recorder.write(m.certificate, self.inc, complete, value_bound)
