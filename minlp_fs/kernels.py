@@ -97,10 +97,12 @@ def _poly_apply(base, gamma, coef0, degree, out):  # pragma: no cover - compiled
 # order: measured 1.5-2x faster than the upper triangle with mirrored writes (strided column stores, and the scattered gradient updates keep the loop from vectorising), except
 # where an exp per entry dominates (_fill_rbf).
 # fastmath lets LLVM reassociate the row sums and fuse multiply-adds (differences of a few ulps):
-# grad is a warm-start gradient, and the value of every fit is recomputed by the one objective.
+# grad is a warm-start gradient, and the value of every fit is recomputed by the one objective. Only those
+# flags: no "nnan"/"ninf", so an overflow still reaches the callers' finiteness checks as inf or NaN.
+FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@njit(cache=True, nogil=True, fastmath=FASTMATH)
 def _fill_poly(base, x_out, x_in, gamma, coef0, degree, y, ay, K, grad):  # pragma: no cover - compiled
     """K = (gamma (base - x_out x_out' + x_in x_in') + c)^d and grad = y * (K ay) - 1, one pass."""
     m = base.shape[0]
@@ -241,7 +243,7 @@ def _poly_subset_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: no 
         out[t] = total
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@njit(cache=True, nogil=True, fastmath=FASTMATH)
 def _poly_monomial_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: no cover - compiled
     """out[t] = 1/2 v' K v for K = (gamma A A' + c)^{.d}, A = X[:, subsets[t]], from monomials.
 

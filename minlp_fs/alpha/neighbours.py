@@ -25,11 +25,13 @@ import threading
 import numpy as np
 from numba import njit
 
+from ..kernels import FASTMATH
+
 #: memory allowed for the Gaussian tables ((n + B) m^2 doubles); above it, one exp per entry
 TABLE_BYTES = 256 * 2**20
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@njit(cache=True, nogil=True, fastmath=FASTMATH)
 def _fill_product(P, Q, y, ay, K, grad):  # pragma: no cover - compiled
     """K = P * Q elementwise and grad = y * (K ay) - 1, one pass."""
     m = P.shape[0]
