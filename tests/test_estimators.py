@@ -15,7 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from minlp_fs.datasets import make_synthetic
 from minlp_fs.estimators import (
-    CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector, PaperSenseWarning, _method,
+    CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector, PaperSenseWarning, _method, _seed,
 )
 from minlp_fs.methods import get_method
 from minlp_fs.objective import dual_objective
@@ -186,11 +186,14 @@ def test_fit_sense_beats_paper_sense_on_bcd(bcd_split, method):
 
 def test_method_options_pass_through(synthetic):
     X, y, _ = synthetic
+    def method(e):                              # as a fit does: the seed drawn once, then the method
+        return _method(e, _seed(e))
+
     est = KernelFeatureSelector(method="ls", random_state=4, time_limit=30, n_jobs=2)
-    assert _method(est) == get_method("ls", seed=4, time_limit=30.0, n_jobs=2)
-    drawn = [_method(est.set_params(random_state=np.random.RandomState(7))).seed for _ in range(2)]
+    assert method(est) == get_method("ls", seed=4, time_limit=30.0, n_jobs=2)
+    drawn = [method(est.set_params(random_state=np.random.RandomState(7))).seed for _ in range(2)]
     assert drawn[0] == drawn[1]
-    assert _method(KernelFeatureSelector(method="ls")) == get_method("ls", n_jobs=1)     # default seed
+    assert method(KernelFeatureSelector(method="ls")) == get_method("ls", n_jobs=1)     # default seed
     a = KernelFeatureSelector(2, method="ls", random_state=4, time_limit=30, n_jobs=2).fit(X, y)
     b = KernelFeatureSelector(2, method="ls", random_state=4, time_limit=30, n_jobs=1).fit(X, y)
     np.testing.assert_array_equal(a.support_, b.support_)
