@@ -46,18 +46,27 @@ def _box(form, blocks) -> tuple:
             np.concatenate([form.blocks[b].ub for b in blocks]).astype(float))
 
 
-def _linear(form, names, offsets: dict, first_row: int) -> tuple:
+class _LinearRows:
     """The formulation's linear rows ``names`` that it has (in that order), as NLP rows from ``first_row``:
-    ((Jacobian rows, columns, values), cl, cu); ``offsets``: block -> its first position in x."""
-    rows = [r for name in names for r in form.linear_rows if r.name == name]
-    jr, jc, jv = [], [], []
-    for k, row in enumerate(rows):
-        for block, coef in row.terms.items():
-            pos = offsets[block] + np.arange(np.size(coef))
-            jr.append(np.full(pos.size, first_row + k)), jc.append(pos), jv.append(np.asarray(coef, dtype=float))
-    cat = (lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype))
-    return ((cat(jr, int), cat(jc, int), cat(jv, float)),
-            np.array([r.lo for r in rows], dtype=float), np.array([r.hi for r in rows], dtype=float))
+    the Jacobian's (``rows``, ``cols``, ``vals``), bounds ``cl``/``cu`` and their values at x, all from the
+    one description (``offsets``: block -> its first position in x)."""
+
+    def __init__(self, form, names, offsets: dict, first_row: int):
+        found = [r for name in names for r in form.linear_rows if r.name == name]
+        jr, jc, jv = [], [], []
+        for k, row in enumerate(found):
+            for block, coef in row.terms.items():
+                pos = offsets[block] + np.arange(np.size(coef))
+                jr.append(np.full(pos.size, k)), jc.append(pos), jv.append(np.asarray(coef, dtype=float))
+        cat = (lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype))
+        self.local, self.cols, self.vals = cat(jr, int), cat(jc, int), cat(jv, float)
+        self.rows = self.local + first_row
+        self.cl = np.array([r.lo for r in found], dtype=float)
+        self.cu = np.array([r.hi for r in found], dtype=float)
+
+    def values(self, x) -> np.ndarray:
+        """sum_k coef_k x[col_k] of each row."""
+        return np.bincount(self.local, weights=self.vals * np.asarray(x)[self.cols], minlength=self.cl.size)
 
 
 class _KernelNLP:
@@ -110,8 +119,8 @@ class DualNLP(_KernelNLP):
         m, n = self.m, self.n
         self.nx = m + n
         self.lb, self.ub = _box(self.form, (ALPHA, BETA))
-        (self._jrows, self._jcols, self._jvals), self.cl, self.cu = _linear(self.form, ("balance", "budget"),
-                                                                         {ALPHA: 0, BETA: m}, first_row=0)
+        self.linear = _LinearRows(self.form, ("balance", "budget"), {ALPHA: 0, BETA: m}, first_row=0)
+        self.cl, self.cu = self.linear.cl, self.linear.cu
         self.ncon = self.cl.size
 
     def split(self, x):
@@ -141,14 +150,13 @@ class DualNLP(_KernelNLP):
         return np.concatenate([y * (K @ v) - 1.0, 0.5 * self._dq_dbeta(D, v)])
 
     def constraints(self, x) -> np.ndarray:
-        alpha, beta = self.split(x)
-        return np.array([self.instance.y @ alpha, beta.sum()])
+        return self.linear.values(x)
 
     def jacobianstructure(self):
-        return self._jrows, self._jcols
+        return self.linear.rows, self.linear.cols
 
     def jacobian(self, x) -> np.ndarray:
-        return self._jvals
+        return self.linear.vals
 
     def hessianstructure(self):
         return self.hessianstructure_of(self.nx)
@@ -177,16 +185,15 @@ class PrimalNLP(_KernelNLP):
         offsets = {BETA: 0, C_VAR: n, B_VAR: n + m, XI: n + m + 1}
         self.lb, self.ub = _box(self.form, (BETA, C_VAR, B_VAR, XI))
         # rows: budget, the m margins (nonlinear in beta and c; row i: beta, c, b, xi_i), balance
-        (brows, bcols, self._budget), bcl, bcu = _linear(self.form, ("budget",), offsets, first_row=0)
-        (crows, ccols, self._balance), ccl, ccu = _linear(self.form, ("balance",), offsets, first_row=m + 1)
+        self.budget = _LinearRows(self.form, ("budget",), offsets, first_row=0)
+        self.balance = _LinearRows(self.form, ("balance",), offsets, first_row=m + 1)
         per_row = np.concatenate([np.arange(n + m + 1), [0]])  # beta, c, b, then xi_i (set below)
         cols = np.tile(per_row, m)
         cols[n + m + 1::n + m + 2] = n + m + 1 + np.arange(m)
-        self._jrows = np.concatenate([brows, np.repeat(np.arange(1, m + 1), n + m + 2), crows])
-        self._jcols = np.concatenate([bcols, cols, ccols])
-        self.cl = np.concatenate([bcl, np.ones(m), ccl])
-        self.cu = np.concatenate([bcu, np.full(m, _INF), ccu])
-        self._n_balance = ccl.size
+        self._jrows = np.concatenate([self.budget.rows, np.repeat(np.arange(1, m + 1), n + m + 2), self.balance.rows])
+        self._jcols = np.concatenate([self.budget.cols, cols, self.balance.cols])
+        self.cl = np.concatenate([self.budget.cl, np.ones(m), self.balance.cl])
+        self.cu = np.concatenate([self.budget.cu, np.full(m, _INF), self.balance.cu])
         self.ncon = self.cl.size
 
     def split(self, x):
@@ -217,7 +224,7 @@ class PrimalNLP(_KernelNLP):
     def constraints(self, x) -> np.ndarray:
         beta, c, b, xi = self.split(x)
         K = self._at(beta)[1]
-        return np.concatenate([[beta.sum()], self.instance.y * (K @ c + b) + xi, [c.sum()] * self._n_balance])
+        return np.concatenate([self.budget.values(x), self.instance.y * (K @ c + b) + xi, self.balance.values(x)])
 
     def jacobianstructure(self):
         return self._jrows, self._jcols
@@ -228,7 +235,7 @@ class PrimalNLP(_KernelNLP):
         _, K, D = self._at(beta)
         rows = np.concatenate([self._mixed(D, c), K, np.ones((self.m, 1)), np.ones((self.m, 1))], axis=1)
         rows[:, :-1] *= y[:, None]
-        return np.concatenate([self._budget, rows.ravel(), self._balance])
+        return np.concatenate([self.budget.vals, rows.ravel(), self.balance.vals])
 
     def hessianstructure(self):
         return self.hessianstructure_of(self.nx)
