@@ -157,31 +157,53 @@ def quadratic(kernel) -> bool:
     return monotone(kernel) and kernel.degree == 2
 
 
-def fit_order(instance, alpha: np.ndarray, fixed, free, need: int, deadline=None) -> list:
-    """The order the fit sense splits a node by: largest estimated gain first (degree 2: g_j plus half the
-    need - 1 largest pair terms of j; other degrees: the marginal gains at U)."""
+def _fit_basis(instance, alpha: np.ndarray, fixed, free, deadline=None):
+    """What the fit-sense order and bounds of (I, F) at ``alpha`` rest on: degree 2, the fixed-alpha
+    quadratic on U = I u F; other degrees, :func:`marginal_gains` at U."""
     if quadratic(instance.kernel):
-        quad = FixedAlphaQuadratic(instance, alpha, tree.universe(fixed, free))
-        gain = quad.gains(fixed, free)
-        D = quad.W[np.ix_(quad.index(free), quad.index(free))].copy()
+        return FixedAlphaQuadratic(instance, alpha, tree.universe(fixed, free))
+    return marginal_gains(instance, alpha, fixed, free, deadline)
+
+
+def _order(basis, fixed, free, need: int) -> list:
+    if isinstance(basis, FixedAlphaQuadratic):
+        gain = basis.gains(fixed, free)
+        D = basis.W[np.ix_(basis.index(free), basis.index(free))].copy()
         np.fill_diagonal(D, -np.inf)
         score = gain + 0.5 * -np.sort(-D, axis=1)[:, :need - 1].sum(axis=1) if need > 1 else gain
         return [j for _, j in sorted(zip(-score, free))]
-    _, _, gains = marginal_gains(instance, alpha, fixed, free, deadline)
+    gains = basis[2]
     return sorted(free, key=lambda j: (-gains[j], j))
+
+
+def _child_bounds(basis, fixed, need: int, order) -> list:
+    if isinstance(basis, FixedAlphaQuadratic):
+        bounds = pair_bounds(basis, fixed, order, need)
+    else:
+        f_take, f_all, gains = basis
+        bounds = [marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:])
+                  for t in range(len(order) - need + 1)]
+    return [-b for b in bounds]
+
+
+def fit_order(instance, alpha: np.ndarray, fixed, free, need: int, deadline=None) -> list:
+    """The order the fit sense splits a node by: largest estimated gain first (degree 2: g_j plus half the
+    need - 1 largest pair terms of j; other degrees: the marginal gains at U)."""
+    return _order(_fit_basis(instance, alpha, fixed, free, deadline), fixed, free, need)
 
 
 def fit_child_bounds(instance, alpha: np.ndarray, fixed, free, need: int, order, deadline=None) -> list:
     """Score bounds (-f terms) of the children of the split of (I, F, need) by ``order`` from one feasible
     alpha: degree 2, the pair bound (at most the marginal one: 1/2 top_{r-1} of a row of D >= 0 is at most
     its sum); other polynomial degrees, the marginal bound. Shared by the search and the verifier."""
-    if quadratic(instance.kernel):
-        bounds = pair_bounds(FixedAlphaQuadratic(instance, alpha, tree.universe(fixed, free)), fixed, order, need)
-    else:
-        f_take, f_all, gains = marginal_gains(instance, alpha, fixed, free, deadline)
-        bounds = [marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:])
-                  for t in range(len(order) - need + 1)]
-    return [-b for b in bounds]
+    return _child_bounds(_fit_basis(instance, alpha, fixed, free, deadline), fixed, need, order)
+
+
+def fit_split(instance, alpha: np.ndarray, fixed, free, need: int, deadline=None) -> tuple:
+    """(:func:`fit_order`, :func:`fit_child_bounds` in that order) from one fixed-alpha basis (built once)."""
+    basis = _fit_basis(instance, alpha, fixed, free, deadline)
+    order = _order(basis, fixed, free, need)
+    return order, _child_bounds(basis, fixed, need, order)
 
 
 def relaxed_gram(instance, fixed, free, need: int) -> np.ndarray:

@@ -24,7 +24,8 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      B-subsets rather than to U; at it, children are ordered by estimated gain, largest first
      (:func:`.bounds.fit_order`), and child t gets a fixed-alpha bound of its subsets
      (:func:`.bounds.fit_child_bounds`: the pair bound for degree 2, the marginal bound otherwise),
-     which prunes most children without any QP. (At the alpha of U the bounds were 3-30x looser on
+     both from one fixed-alpha basis (:func:`.bounds.fit_split`), which prunes most children without
+     any QP. (At the alpha of U the bounds were 3-30x looser on
      Ionosphere/Sonar/German poly2: benchmarks/RESULTS.md, bench_bnb.)
 
    Children at or beyond the incumbent are pruned; the rest are pushed so the first is searched first.
@@ -54,7 +55,7 @@ from ..options import n_jobs_option, option, time_limit_option
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from . import tree
-from .bounds import fit_child_bounds, fit_order, instance_lower_bound, monotone, probe_bound, relaxed_gram
+from .bounds import fit_split, instance_lower_bound, monotone, probe_bound, relaxed_gram
 from .certificate import Recorder
 
 #: seconds between two refreshes of the global bound (trace, progress bar)
@@ -268,8 +269,7 @@ class _Search:
             if self.method.marginal:
                 at, _ = self.qp.solve_gram(relaxed_gram(self.inst, node.fixed, node.free, node.need), alpha)
                 self.counts["qps"] += 1
-                order = fit_order(self.inst, at, node.fixed, node.free, node.need, self.deadline)
-                bounds = fit_child_bounds(self.inst, at, node.fixed, node.free, node.need, order, self.deadline)
+                order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need, self.deadline)
                 for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):
                     self.counts["pruned_marginal"] += b >= self._score_inc() > bound
                     children.append(_Node(f, F, node.need - 1, max(bound, b), alpha))
