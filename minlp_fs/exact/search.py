@@ -50,6 +50,7 @@ from tqdm.auto import tqdm
 from ..alpha import DEFAULT_TOL, AlphaSubproblem
 from ..blas import on_one_blas_thread
 from ..errors import InputError
+from ..heuristics.starts import resolve_start
 from ..methods import Method, canonical_name, get_method, method_class
 from ..options import n_jobs_option, option, time_limit_option
 from ..result import Status, TracePoint
@@ -155,8 +156,10 @@ class _Search:
     def _heuristic(self, start) -> None:
         """Run the incumbent heuristic (and solve the user's start), counting its SVM solves."""
         oracle = AlphaSubproblem(self.inst, tol=self.qp.tol)
-        if start is not None:
-            fit = oracle.solve(self.inst.check_subset(start))
+        if start is not None:   # a subset, or a start by name ('alpha-start', 'random') as for every method
+            subset = (resolve_start(self.inst, start, oracle=oracle, deadline=self.run.deadline)
+                      if isinstance(start, str) else self.inst.check_subset(start))
+            fit = oracle.solve(subset)
             self.inc.offer(fit.value, fit.subset, fit.alpha, "start")
             self.heuristic_solves = oracle.n_solves
         name = self.method.incumbent

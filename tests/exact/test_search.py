@@ -50,6 +50,17 @@ def test_fit_without_marginal_bound_and_user_start(sense):
     assert res.trace[0].source == "start" and close(res.objective, enum.objective)
 
 
+@pytest.mark.parametrize("start", ["alpha-start", "random"])
+def test_named_starts_are_accepted_as_by_every_method(start):
+    """start='alpha-start' / 'random' is resolved as for the heuristics, not refused as a bad subset."""
+    inst = random_instance(5, 30, 7, 3, "poly2", "paper")
+    res = solve(inst, "bnb", start=start, incumbent="none")
+    assert res.trace[0].source == "start" and res.certified
+    assert close(res.objective, solve(inst, "enumerate").objective)
+    with pytest.raises(InputError, match="unknown start"):
+        solve(inst, "bnb", start="best")
+
+
 @pytest.mark.parametrize("kernel", ["poly2", "rbf"])
 @pytest.mark.parametrize("sense", SENSES)
 @pytest.mark.parametrize("incumbent", ["none", "ls*"])
