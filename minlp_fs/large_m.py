@@ -43,7 +43,7 @@ from sklearn.svm import SVC
 
 from .alpha.oracle import DEFAULT_TOL, Fit
 from .errors import InputError, plain
-from .instance import stratified_rows
+from .instance import stratified_class_rows, stratified_rows
 from .kernels import GaussianKernel, PolynomialKernel
 from .objective import dual_objective
 from .options import Opt
@@ -78,10 +78,8 @@ def use_large_m(large_m, large_m_rows: int, m: int) -> bool:
 def sample_instance(instance, rows: int, seed: int):
     """The instance restricted to a stratified sample of min(rows, m) of its rows (scaling kept: fitted on
     all rows); its ``rows`` field holds the sampled indices. A multiclass instance is sampled with every
-    class in proportion (:func:`~minlp_fs.multiclass.instance.stratified_class_rows`)."""
+    class in proportion (:func:`~minlp_fs.instance.stratified_class_rows`)."""
     if instance.n_classes > 2:
-        from .multiclass.instance import stratified_class_rows
-
         picked = stratified_class_rows(instance.codes, min(rows, instance.m), seed)
         return replace(instance, X=instance.X[picked], codes=instance.codes[picked], rows=picked)
     picked = stratified_rows(instance.y, min(rows, instance.m), seed)

@@ -64,7 +64,7 @@ from tqdm.auto import tqdm
 
 from . import large_m as large_mode
 from .alpha import AlphaSubproblem
-from .estimators import (
+from .selector import (
     _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _SupportSelector, _CardinalityParams, _check_params, _check_targets,
     _instance, _method, _paper_sense_warning, _seed,
 )

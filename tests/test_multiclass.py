@@ -14,9 +14,9 @@ from minlp_fs.errors import InputError
 from minlp_fs.heuristics.greedy import greedy_step
 from minlp_fs.heuristics.multistart import multistart
 from minlp_fs.heuristics.screening import FixedAlpha
-from minlp_fs.instance import Instance, make_instance
+from minlp_fs.instance import Instance, make_instance, stratified_class_rows
 from minlp_fs.methods import get_method
-from minlp_fs.multiclass import MulticlassInstance, stratified_class_rows
+from minlp_fs.multiclass import MulticlassInstance
 from minlp_fs.multiclass.oracle import MulticlassSubproblem
 from minlp_fs.multiclass.screening import StackedFixedAlpha
 
