@@ -55,7 +55,7 @@ from ..errors import InputError
 from ..instance import make_instance
 from ..kernels import make_kernel
 from ..multiclass import binary_only
-from ..objective import dual_objective, feasibility_violation
+from ..objective import dual_objective, feasibility_violation, primal_point
 from . import tree
 from .bounds import fit_child_bounds, monotone, probe_bound
 
@@ -190,32 +190,14 @@ def load(path) -> dict:
 
 
 # ---- the two facts every bound rests on ------------------------------------------------------
-def _min_hinge(p: np.ndarray, y: np.ndarray) -> float:
-    """min over b of h(b) = sum_{y_i > 0} (p_i - b)^+ + sum_{y_i < 0} (b - p_i)^+ (convex, piecewise linear:
-    its minimum is at a breakpoint p_k; every breakpoint evaluated with sorted prefix sums)."""
-    pos, neg = np.sort(p[y > 0]), np.sort(p[y < 0])
-    cand = p
-    suffix = np.concatenate([np.cumsum(pos[::-1])[::-1], [0.0]])     # sum of pos[i:]
-    prefix = np.concatenate([[0.0], np.cumsum(neg)])                  # sum of neg[:j]
-    i = np.searchsorted(pos, cand, side="right")
-    j = np.searchsorted(neg, cand, side="left")
-    h = (suffix[i] - cand * (pos.size - i)) + (cand * j - prefix[j])
-    return float(max(h.min(), 0.0))
-
-
 def dual_lower_bound(inst, subset, a: np.ndarray) -> float:
-    """-P(w, b, xi) <= g(subset) for the primal point of ANY vector ``a`` (module docstring, weak duality).
-
-    w = sum_i a_i y_i phi(x_i) (only the nonzero a_i enter), xi at its optimum given (w, b), and b
-    minimising the hinge sum: with o = K_S (a*y), 1 - y_i (o_i + b) = y_i (p_i - b) for p_i = y_i - o_i.
-    """
-    y, C = inst.y, inst.C
+    """-P(w, b, xi) <= g(subset) for the primal point of ANY vector ``a`` (module docstring, weak duality):
+    :func:`~minlp_fs.objective.primal_point` with the bias minimising the hinge sum (the strongest for
+    this w), its decision values o = K_S (a*y) from the columns of a's support only."""
     sv = np.flatnonzero(a)
-    c = a[sv] * y[sv]
     K_sv = inst.kernel.gram(inst.X, list(subset), Z=inst.X[sv])      # K_S[:, sv]
-    o = K_sv @ c
-    quad = float(c @ o[sv])
-    return -(0.5 * quad + C * _min_hinge(y - o, y))
+    o = K_sv @ (a[sv] * inst.y[sv])
+    return -primal_point(a, inst.y, inst.C, o, bias="hinge").value
 
 
 def _objective(inst, subset, alpha) -> float:
