@@ -133,8 +133,9 @@ _PARAMS_DOC = """
     large_m : {"auto", True, False}, default="auto"
         Large-m mode (:mod:`minlp_fs.large_m`): the method searches a stratified sample of
         ``large_m_rows`` rows, and the chosen subset's value is then computed exactly on all rows by
-        libsvm without an m x m matrix. "auto": on above 3,000 rows (and above ``large_m_rows``);
-        ``large_m_`` says which mode ran.
+        libsvm without an m x m matrix. "auto": on above 3,000 rows (and above ``large_m_rows``) of the
+        data being fitted (with cross-validation: each split's training rows, then all rows for the
+        final fit); ``large_m_`` says which mode the fit ran.
     large_m_rows : int, default=2000
         Rows of the sample searched in large-m mode (>= 2).
 """
