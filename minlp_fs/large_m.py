@@ -81,13 +81,17 @@ def use_large_m(large_m, large_m_rows: int, m: int) -> bool:
 
 def sample_instance(instance, rows: int, seed: int):
     """The instance restricted to a stratified sample of min(rows, m) of its rows (scaling kept: fitted on
-    all rows); its ``rows`` field holds the sampled indices. A multiclass instance is sampled with every
+    all rows); its ``rows`` field holds the sampled rows' indices in the data (``instance.rows`` composed
+    with the sample when the instance is itself a sample). A multiclass instance is sampled with every
     class in proportion (:func:`~minlp_fs.instance.stratified_class_rows`)."""
     if instance.n_classes > 2:
         picked = stratified_class_rows(instance.codes, min(rows, instance.m), seed)
-        return replace(instance, X=instance.X[picked], codes=instance.codes[picked], rows=picked)
-    picked = stratified_rows(instance.y, min(rows, instance.m), seed)
-    return replace(instance, X=instance.X[picked], y=instance.y[picked], rows=picked)
+        labels = {"codes": instance.codes[picked]}
+    else:
+        picked = stratified_rows(instance.y, min(rows, instance.m), seed)
+        labels = {"y": instance.y[picked]}
+    in_data = picked if instance.rows is None else np.asarray(instance.rows)[picked]
+    return replace(instance, X=instance.X[picked], rows=in_data, **labels)
 
 
 class BlockedGram:

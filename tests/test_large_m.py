@@ -209,6 +209,19 @@ def test_auto_decides_on_the_rows_each_fit_sees(data, monkeypatch):
     assert half.large_m_ is False and sampled_from == []
 
 
+@pytest.mark.parametrize("labels", ["two", "three"])
+def test_a_sample_of_a_sample_names_rows_of_the_data(data, labels):
+    """``rows`` holds indices into the data (what exported models record as their provenance), also when
+    the sampled instance was itself built from a sample of rows."""
+    X, y = data
+    y = y if labels == "two" else np.where(X[:, 0] > np.median(X[:, 0]), 2, y)
+    inst = make_instance(X, y, 3, m=100, seed=1)
+    sample = large_m.sample_instance(inst, ROWS, 0)
+    assert sample.rows.size == ROWS and np.isin(sample.rows, inst.rows).all()
+    position = np.searchsorted(inst.rows, sample.rows)
+    np.testing.assert_array_equal(sample.X, inst.X[position])
+
+
 def test_multiclass_large_m_samples_every_class_and_sums_the_exact_duals():
     """Three classes: the sample keeps every class in proportion, and the exact value on all rows is the sum
     of the one-vs-rest machines' values (minlp_fs.multiclass), as the multiclass oracle computes it."""
