@@ -31,7 +31,8 @@ So a fit-sense bound (g at most something) needs one f(alpha, S) and a paper-sen
 something) one primal value: one kernel product each, no QP. Only where such a cheap bound does not
 close what it must (an alpha missing, or a gap wider than the tolerance) the verifier solves the dual
 with the libsvm backend and bounds g by the same two facts at libsvm's alpha (and once more at
-:data:`TIGHT_TOL` where libsvm's duality gap is still too wide). The claimed optimum's value
+:data:`TIGHT_TOL` where libsvm's duality gap is still too wide); at a node of probes, only the probes
+whose bounds an open child reads (:func:`_to_refine`), keeping the larger of the cheap and the exact bound. The claimed optimum's value
 must be attained within the tolerance: f(alpha, S*) <= claim + tol (paper sense), or -P >= claim - tol
 (fit sense), at the claim's stored alpha, else at libsvm's.
 
@@ -297,6 +298,16 @@ def _all_bounds(doc: dict, inst, jobs: int) -> list:
     return [b for part in parts for b in part]
 
 
+def _to_refine(order, scores: dict, first: int, target: float) -> list:
+    """The probes of a node split by ``order`` whose exact solve can close its open children, the first
+    open one being child ``first``: child t's bound reads the scores of order[t:] alone
+    (:func:`.bounds.probe_bound`: max(its parent's bound, scores[order[t]], the need-th smallest over
+    order[t:])), and is nondecreasing in each, so only the probes of order[first:] can raise an open
+    child's bound, and of those only the ones still below ``target`` (one at or above it already counts as
+    closed) or without a score. The others keep their cheap bounds: the children they bound are closed."""
+    return [j for j in order[first:] if scores[j] is None or scores[j] < target]
+
+
 def verify(doc: dict, rtol: float = VERIFY_RTOL, jobs: int = 1) -> Verdict:
     """Replay a certificate independently (module docstring); never raises on a wrong proof.
     ``jobs``: worker processes computing the records' cheap bounds."""
@@ -403,16 +414,16 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
             children = None
             if all(s is not None for s in scores.values()):
                 children = probe_children(fixed, free, need, bound, order, scores)
-            for tight in (False, True):  # refine every probe by libsvm, then by a tighter libsvm
-                if children is not None and not any(is_open(c) for c in children):
+            claimed_values = {int(p[0]): p[1] for p in probes["probes"]}
+            for tight in (False, True):  # refine by libsvm, then by a tighter solve: what an open child reads
+                first = 0 if children is None else next((t for t, c in enumerate(children) if is_open(c)), None)
+                if first is None:
                     break
-                values = {}
-                for j in order:
-                    scores[j], values[j] = exact.score_bound(tree.probe_set(fixed, j), tight)
-                claimed_values = {int(p[0]): p[1] for p in probes["probes"]}
-                for j in order:
+                for j in _to_refine(order, scores, first, target):
+                    lower, g_j = exact.score_bound(tree.probe_set(fixed, j), tight)
+                    scores[j] = lower if scores[j] is None else max(scores[j], lower)   # both rigorous
                     if claimed_values.get(j) is not None:
-                        max_err = max(max_err, abs(values[j] - claimed_values[j]) / max(1.0, abs(values[j])))
+                        max_err = max(max_err, abs(g_j - claimed_values[j]) / max(1.0, abs(g_j)))
                 children = probe_children(fixed, free, need, bound, order, scores)
             for child in children:
                 if child[3] < target and need == 1:
