@@ -28,7 +28,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
 from minlp_fs import KernelFeatureSelector, KernelFeatureSelectorCV, get_method, make_synthetic
-from minlp_fs.estimators import _instance
+from minlp_fs.selector import _instance
 from minlp_fs.selection_cv import selection_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

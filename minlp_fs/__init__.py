@@ -17,10 +17,10 @@ _PUBLIC = {
     "AlphaSubproblem": "alpha", "build_instance": "api", "solve": "api", "load_dataset": "datasets",
     "make_synthetic": "datasets", "CapabilityError": "errors", "InputError": "errors",
     "MinlpFsError": "errors", "SolverUnavailableError": "errors", "CardinalitySVC": "estimators",
-    "DegenerateSelectionWarning": "estimators", "KernelFeatureSelector": "estimators",
+    "DegenerateSelectionWarning": "selector", "KernelFeatureSelector": "selector",
     "Instance": "instance", "make_instance": "instance", "GaussianKernel": "kernels",
     "PolynomialKernel": "kernels", "make_kernel": "kernels", "get_method": "methods",
-    "dual_objective": "objective", "Result": "result", "PaperSenseWarning": "estimators",
+    "dual_objective": "objective", "Result": "result", "PaperSenseWarning": "selector",
     "KernelFeatureSelectorCV": "selection_cv", "plot_cv_results": "selection_cv",
     "MulticlassInstance": "multiclass",
 }

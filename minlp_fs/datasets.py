@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, check_integer, plain
+from .errors import InputError, plain
+from .options import check_integer
 
 #: the paper's datasets in the order of its Table 1, with (m, n) of the shared CSVs
 PAPER_DATASETS = {

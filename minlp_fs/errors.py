@@ -38,14 +38,6 @@ class CapabilityError(MinlpFsError, ValueError):
     """A method asked of a kernel what it does not offer (e.g. ACSO on a Gaussian kernel)."""
 
 
-def check_integer(owner: str, key: str, value, lowest: int) -> None:
-    """InputError naming ``owner`` and ``key`` unless ``value`` is an integer (not a bool) >= ``lowest``
-    (the check of :mod:`minlp_fs.options`, for callers outside a method)."""
-    from .options import check_value
-
-    check_value(owner, key, value, int, low=lowest)
-
-
 def plain(value) -> str:
     """A value as a message shows it: numbers as users write them (1, 0.5, 1e+70), never numpy reprs
     such as ``np.float64(1.0)``; strings quoted; lists, tuples and dicts element by element."""

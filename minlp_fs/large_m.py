@@ -22,7 +22,10 @@ The Result then describes beta* on all rows (objective, alpha of length m, degen
 bound of all rows); the search's own value and status stay in ``info["large_m"]``. A search that proves
 its subset optimal on the sample proves nothing on all rows: the status becomes ``converged``.
 
-``large_m="auto"`` runs this mode when m > :data:`AUTO_ROWS` and m > ``rows``. Peak memory is
+``large_m="auto"`` runs this mode when m > :data:`AUTO_ROWS` and m > ``rows``, m being the rows of the data
+being fitted (:func:`use_large_m`): a cross-validation split decides on its training rows and the final fit
+on all rows, so the splits of a set just above the threshold may run exact while the final fit samples
+(the estimators' ``large_m_`` is the mode of their own fit). Peak memory is
 O(rows^2 + BLOCK_ROWS x m + m n) plus libsvm's cache, instead of O(m^2) per candidate. The defaults come
 from benchmarks/bench_rows.py (RESULTS.md, section "Rows"; n = 50, k = 10, default ``CardinalitySVC``,
 CPU seconds since the shared machine's load inflated wall time 4-20x). Exact mode: 11 / 32 / 98 / 349 s
@@ -43,7 +46,7 @@ from sklearn.svm import SVC
 
 from .alpha.oracle import DEFAULT_TOL, Fit
 from .errors import InputError, plain
-from .instance import stratified_rows
+from .instance import stratified_class_rows, stratified_rows
 from .kernels import GaussianKernel, PolynomialKernel
 from .objective import dual_objective
 from .options import Opt
@@ -69,7 +72,8 @@ def check_params(owner: str, large_m, large_m_rows) -> None:
 
 
 def use_large_m(large_m, large_m_rows: int, m: int) -> bool:
-    """Whether m rows are searched in large-m mode: ``large_m`` itself, or for "auto" m > max(AUTO_ROWS, rows)."""
+    """Whether m rows are searched in large-m mode: ``large_m`` itself, or for "auto" m > max(AUTO_ROWS, rows);
+    m is the number of rows of the data a fit (or a CV split's path) searches, decided per fit."""
     if isinstance(large_m, str):
         return m > max(AUTO_ROWS, large_m_rows)
     return bool(large_m)
@@ -77,15 +81,17 @@ def use_large_m(large_m, large_m_rows: int, m: int) -> bool:
 
 def sample_instance(instance, rows: int, seed: int):
     """The instance restricted to a stratified sample of min(rows, m) of its rows (scaling kept: fitted on
-    all rows); its ``rows`` field holds the sampled indices. A multiclass instance is sampled with every
-    class in proportion (:func:`~minlp_fs.multiclass.instance.stratified_class_rows`)."""
+    all rows); its ``rows`` field holds the sampled rows' indices in the data (``instance.rows`` composed
+    with the sample when the instance is itself a sample). A multiclass instance is sampled with every
+    class in proportion (:func:`~minlp_fs.instance.stratified_class_rows`)."""
     if instance.n_classes > 2:
-        from .multiclass.instance import stratified_class_rows
-
         picked = stratified_class_rows(instance.codes, min(rows, instance.m), seed)
-        return replace(instance, X=instance.X[picked], codes=instance.codes[picked], rows=picked)
-    picked = stratified_rows(instance.y, min(rows, instance.m), seed)
-    return replace(instance, X=instance.X[picked], y=instance.y[picked], rows=picked)
+        labels = {"codes": instance.codes[picked]}
+    else:
+        picked = stratified_rows(instance.y, min(rows, instance.m), seed)
+        labels = {"y": instance.y[picked]}
+    in_data = picked if instance.rows is None else np.asarray(instance.rows)[picked]
+    return replace(instance, X=instance.X[picked], rows=in_data, **labels)
 
 
 class BlockedGram:

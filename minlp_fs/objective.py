@@ -9,6 +9,8 @@ and :func:`kernel_range` gives the bound on every kernel entry that instances ch
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .errors import InputError, plain
@@ -98,31 +100,88 @@ def feasibility_violation(alpha: np.ndarray, y: np.ndarray, C: float) -> float:
     return float(max(abs(alpha @ y), -alpha.min(initial=0.0), alpha.max(initial=0.0) - C, 0.0))
 
 
-def svm_primal(instance, K: np.ndarray, alpha: np.ndarray):
-    """The kernelised primal point (c, b, xi) of a dual optimum alpha, and its value.
+class PrimalPoint(NamedTuple):
+    """The SVM primal point of a dual vector (:func:`primal_point`) and its primal value."""
 
-    c = alpha * y (representer theorem), b from the KKT conditions (mean over the free support
-    vectors 0 < alpha_i < C, else the midpoint of the interval the bounded ones allow),
-    xi_i = max(0, 1 - y_i((K c)_i + b)); value = 1/2 c'Kc + C sum xi, which equals -f(alpha) for an
-    exact dual optimum (strong duality). Used to warm-start fit-sense models.
+    c: np.ndarray     # c = alpha * y: w = sum_i c_i phi(x_i) (representer theorem)
+    b: float          # the bias
+    xi: np.ndarray    # the smallest slacks making (w, b) feasible: xi_i = max(0, 1 - y_i ((K c)_i + b))
+    value: float      # P(w, b, xi) = 1/2 c'Kc + C sum_i xi_i
+
+
+#: the bias rules of :func:`primal_point`
+BIAS_RULES = ("kkt", "hinge")
+
+
+def primal_point(alpha: np.ndarray, y: np.ndarray, C: float, o: np.ndarray, bias: str = "kkt",
+                 at_bound: float = 0.0) -> PrimalPoint:
+    """The primal point (w, b, xi) that a dual vector ``alpha`` defines, and its value P(w, b, xi): the
+    package's one implementation of the weak-duality bound g >= -P.
+
+    The C-SVM primal is min P(w, b, xi) = 1/2 ||w||^2 + C sum_i xi_i s.t. y_i (w'phi(x_i) + b) >= 1 - xi_i,
+    xi >= 0, and its optimum is -g, g = min_{alpha in Delta} f(alpha) the dual optimum (3) (strong
+    duality). With c = alpha * y and w = sum_i c_i phi(x_i), ||w||^2 = c'Kc; ``o`` = K c (the decision
+    values without bias, computed by the caller, who may know a cheaper way than a full K). For ANY
+    vector alpha and ANY b the point with xi_i = max(0, 1 - y_i (o_i + b)) is feasible, so P >= -g and
+
+        g >= -P(w, b, xi)   (weak duality),
+
+    with equality at a dual optimum and its KKT bias. The bias:
+
+    * ``"kkt"``: libsvm's rule, b = mean of y_i - o_i over the free alphas (``at_bound`` < alpha_i <
+      C - ``at_bound``), else the midpoint of the interval the bounded ones allow (alpha_i = 0 needs
+      y_i (o_i + b) >= 1, alpha_i = C needs y_i (o_i + b) <= 1; one end alone when the other is open).
+      SMO's early stop (:func:`minlp_fs.alpha.smo._lower_bound`, compiled) mirrors this rule with
+      ``at_bound`` = 0;
+    * ``"hinge"``: the b minimising sum_i xi_i, a convex piecewise-linear function of b whose minimum is
+      at a breakpoint p_k = y_k - o_k (1 - y_i (o_i + b) = y_i (p_i - b)); every breakpoint is evaluated
+      with sorted prefix sums, O(m log m). The strongest bound for this w (the verifier's, in
+      :mod:`minlp_fs.exact.certificate`).
     """
-    y, C = instance.y, instance.C
+    if bias not in BIAS_RULES:
+        raise InputError(f"bias must be one of {', '.join(BIAS_RULES)}; got {plain(bias)}")
+    alpha = np.asarray(alpha, dtype=float)
     c = alpha * y
-    f = K @ c
-    eps = 1e-8 * C
-    free = (alpha > eps) & (alpha < C - eps)
-    if free.any():
-        b = float(np.mean(y[free] - f[free]))
+    if bias == "hinge":
+        b = _hinge_bias(y - o, y)
     else:
-        # alpha_i = 0 needs y_i(f_i + b) >= 1, alpha_i = C needs y_i(f_i + b) <= 1
-        at_zero, at_c = alpha <= eps, alpha >= C - eps
-        lo = np.concatenate([(1 - f)[at_zero & (y > 0)], (-1 - f)[at_c & (y < 0)]])
-        hi = np.concatenate([(1 - f)[at_c & (y > 0)], (-1 - f)[at_zero & (y < 0)]])
-        lo_b = lo.max() if lo.size else (hi.min() if hi.size else 0.0)
-        hi_b = hi.min() if hi.size else lo_b
-        b = float(0.5 * (lo_b + hi_b))
-    xi = np.maximum(0.0, 1.0 - y * (f + b))
-    return c, b, xi, float(0.5 * c @ f + C * xi.sum())
+        b = _kkt_bias(alpha, y, C, o, at_bound)
+    xi = np.maximum(0.0, 1.0 - y * (o + b))
+    return PrimalPoint(c, b, xi, float(0.5 * c @ o + C * xi.sum()))
+
+
+def _kkt_bias(alpha, y, C, o, at_bound) -> float:
+    """libsvm's bias (:func:`primal_point`, ``"kkt"``)."""
+    free = (alpha > at_bound) & (alpha < C - at_bound)
+    if free.any():
+        return float(np.mean(y[free] - o[free]))
+    at_zero, at_c = alpha <= at_bound, alpha >= C - at_bound
+    lo = np.concatenate([(1 - o)[at_zero & (y > 0)], (-1 - o)[at_c & (y < 0)]])
+    hi = np.concatenate([(1 - o)[at_c & (y > 0)], (-1 - o)[at_zero & (y < 0)]])
+    lo_b = lo.max() if lo.size else (hi.min() if hi.size else 0.0)
+    hi_b = hi.min() if hi.size else lo_b
+    return float(0.5 * (lo_b + hi_b))
+
+
+def _hinge_bias(p: np.ndarray, y: np.ndarray) -> float:
+    """argmin over b of h(b) = sum_{y_i > 0} (p_i - b)^+ + sum_{y_i < 0} (b - p_i)^+ (convex, piecewise
+    linear: its minimum is at a breakpoint p_k; every breakpoint evaluated with sorted prefix sums)."""
+    pos, neg = np.sort(p[y > 0]), np.sort(p[y < 0])
+    suffix = np.concatenate([np.cumsum(pos[::-1])[::-1], [0.0]])     # sum of pos[i:]
+    prefix = np.concatenate([[0.0], np.cumsum(neg)])                  # sum of neg[:j]
+    i = np.searchsorted(pos, p, side="right")
+    j = np.searchsorted(neg, p, side="left")
+    h = (suffix[i] - p * (pos.size - i)) + (p * j - prefix[j])
+    return float(p[np.argmin(h)])
+
+
+def svm_primal(instance, K: np.ndarray, alpha: np.ndarray, bias: str = "kkt") -> PrimalPoint:
+    """:func:`primal_point` of ``alpha`` for a binary instance and the subset's Gram K: (c, b, xi, value),
+    value = -f(alpha) for an exact dual optimum (strong duality), >= -g for any alpha. The KKT bias
+    counts alpha_i within 1e-8 C of a bound as at it (alphas of other solvers). Warm-starts fit-sense
+    models; minus its value is the multiclass early stop's per-class bound."""
+    alpha = np.asarray(alpha, dtype=float)
+    return primal_point(alpha, instance.y, instance.C, K @ (alpha * instance.y), bias, at_bound=1e-8 * instance.C)
 
 
 def stacked_objective(alphas: np.ndarray, K: np.ndarray, Y: np.ndarray) -> float:

@@ -175,6 +175,12 @@ def check_value(owner: str, key: str, value, kind: type, **constraints) -> None:
     Opt(kind, **constraints).check(owner, key, value)
 
 
+def check_integer(owner: str, key: str, value, lowest: int) -> None:
+    """InputError naming ``owner`` and ``key`` unless ``value`` is an integer (not a bool) >= ``lowest``
+    (:func:`check_value` for the integer arguments of callers outside a method: seeds, job counts)."""
+    check_value(owner, key, value, int, low=lowest)
+
+
 #: the options several methods share, declared once (``time_limit`` of the heuristics may be None)
 def time_limit_option(default=None):
     return option(default, float, low=0, low_open=True, none=default is None,

@@ -64,7 +64,7 @@ from tqdm.auto import tqdm
 
 from . import large_m as large_mode
 from .alpha import AlphaSubproblem
-from .estimators import (
+from .selector import (
     _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _SupportSelector, _CardinalityParams, _check_params, _check_targets,
     _instance, _method, _paper_sense_warning, _seed,
 )
@@ -204,7 +204,9 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         The final path's Result at ``n_features_`` and its objective f (in large-m mode re-valued
         exactly on all rows).
     large_m_ : bool
-        True when large-m mode ran (the paths searched a sample of ``large_m_rows`` rows).
+        True when the final path (on all rows of X) ran in large-m mode, searching a sample of
+        ``large_m_rows`` rows. With ``large_m="auto"`` each split's path decides on its own training
+        rows, so on a set just above the threshold the splits may have run exact.
     estimator_ : sklearn.pipeline.Pipeline
         Scaling and the SVC trained on the selected columns of X.
     classes_ : ndarray of shape (n_classes,)

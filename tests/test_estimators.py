@@ -14,9 +14,8 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from minlp_fs.datasets import make_synthetic
-from minlp_fs.estimators import (
-    CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector, PaperSenseWarning, _method, _seed,
-)
+from minlp_fs.estimators import CardinalitySVC, DegenerateSelectionWarning, KernelFeatureSelector, PaperSenseWarning
+from minlp_fs.selector import _method, _seed
 from minlp_fs.methods import get_method
 from minlp_fs.objective import dual_objective
 from sklearn_checks import expected_check_failures

@@ -193,6 +193,35 @@ def test_cv_searches_the_sample_and_values_the_choice_on_all_rows(data, sizes):
     assert cv.result_.info["large_m"]["rows"] == ROWS
 
 
+def test_auto_decides_on_the_rows_each_fit_sees(data, monkeypatch):
+    """large_m="auto" is decided on the rows of the data being fitted: each CV split's path on its training
+    rows (120 of 240 here: exact), the final path on all rows (240: sampled); large_m_ is the final fit's."""
+    X, y = data
+    monkeypatch.setattr(large_m, "AUTO_ROWS", 150)
+    sampled_from = []
+    sample = large_m.sample_instance
+    monkeypatch.setattr(large_m, "sample_instance",
+                        lambda inst, rows, seed: sampled_from.append(inst.m) or sample(inst, rows, seed))
+    cv = KernelFeatureSelectorCV([1, 2], cv=2, method=FAST, large_m_rows=ROWS).fit(X, y)
+    assert cv.large_m_ is True and sampled_from == [X.shape[0]] * 2          # the final path's two B only
+    sampled_from.clear()
+    half = KernelFeatureSelector(2, method=FAST, large_m_rows=ROWS).fit(X[:120], y[:120])
+    assert half.large_m_ is False and sampled_from == []
+
+
+@pytest.mark.parametrize("labels", ["two", "three"])
+def test_a_sample_of_a_sample_names_rows_of_the_data(data, labels):
+    """``rows`` holds indices into the data (what exported models record as their provenance), also when
+    the sampled instance was itself built from a sample of rows."""
+    X, y = data
+    y = y if labels == "two" else np.where(X[:, 0] > np.median(X[:, 0]), 2, y)
+    inst = make_instance(X, y, 3, m=100, seed=1)
+    sample = large_m.sample_instance(inst, ROWS, 0)
+    assert sample.rows.size == ROWS and np.isin(sample.rows, inst.rows).all()
+    position = np.searchsorted(inst.rows, sample.rows)
+    np.testing.assert_array_equal(sample.X, inst.X[position])
+
+
 def test_multiclass_large_m_samples_every_class_and_sums_the_exact_duals():
     """Three classes: the sample keeps every class in proportion, and the exact value on all rows is the sum
     of the one-vs-rest machines' values (minlp_fs.multiclass), as the multiclass oracle computes it."""

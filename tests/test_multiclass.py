@@ -14,9 +14,9 @@ from minlp_fs.errors import InputError
 from minlp_fs.heuristics.greedy import greedy_step
 from minlp_fs.heuristics.multistart import multistart
 from minlp_fs.heuristics.screening import FixedAlpha
-from minlp_fs.instance import Instance, make_instance
+from minlp_fs.instance import Instance, make_instance, stratified_class_rows
 from minlp_fs.methods import get_method
-from minlp_fs.multiclass import MulticlassInstance, stratified_class_rows
+from minlp_fs.multiclass import MulticlassInstance
 from minlp_fs.multiclass.oracle import MulticlassSubproblem
 from minlp_fs.multiclass.screening import StackedFixedAlpha
 
@@ -189,6 +189,20 @@ def test_fixed_alpha_values_are_the_sums_over_classes(kernel):
     assert len(step.subset) == inst.B
     with pytest.raises(InputError, match="stack of shape"):
         FixedAlpha(inst, A[0])
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "rbf"])
+def test_fixed_alpha_counts_each_value_once_whatever_the_classes(kernel):
+    """n_evals (the evaluation count and the deadline's cadence) ticks once per value of f(A, S), as the
+    binary evaluator does: the swap table of N1 is B (n - B) evaluations, not K times that."""
+    inst = random_multiclass(4, n=7, B=3, kernel=kernel)
+    A = AlphaSubproblem(inst).solve((0, 1, 2)).alpha
+    for method, args, count in [("swap_values", ((0, 1, 2),), 3 * 4), ("removal_values", ((0, 1, 2, 5),), 4),
+                                ("addition_values", ((0, 1), [3, 4, 6]), 3), ("value", ((0, 3, 4),), 1)]:
+        fa, binary = FixedAlpha(inst, A), FixedAlpha(inst.parts[0], A[0])
+        getattr(fa, method)(*args)
+        getattr(binary, method)(*args)
+        assert fa.n_evals == binary.n_evals == count, method
 
 
 def test_bnb_bounds_of_a_multiclass_instance_are_the_sums_over_classes():

@@ -10,7 +10,7 @@ from sklearn.svm import SVC
 
 from minlp_fs import CardinalitySVC, KernelFeatureSelector, KernelFeatureSelectorCV
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.estimators import _instance
+from minlp_fs.selector import _instance
 from minlp_fs.methods import get_method
 from minlp_fs.multiclass import MulticlassInstance
 

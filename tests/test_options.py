@@ -1,7 +1,8 @@
 """Options declared once (minlp_fs/options.py) and checked in one place, in one message format."""
 import pytest
 
-from minlp_fs.errors import InputError, check_integer
+from minlp_fs.errors import InputError
+from minlp_fs.options import check_integer
 from minlp_fs.methods import REGISTRY, get_method, method_class
 from minlp_fs.options import Opt, check_value, declared
 

@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from minlp_fs import CardinalitySVC, KernelFeatureSelector, KernelFeatureSelectorCV, PaperSenseWarning, plot_cv_results
 from minlp_fs.datasets import make_synthetic
-from minlp_fs.estimators import _instance
+from minlp_fs.selector import _instance
 from minlp_fs.methods import get_method
 from minlp_fs.selection_cv import selection_path
 from sklearn_checks import expected_check_failures

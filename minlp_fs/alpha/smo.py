@@ -189,7 +189,9 @@ def _shrink(y, U, alpha, grad, active, n_active, tol, K, unshrunk):  # pragma: n
 
 @njit(cache=True, nogil=True)
 def _lower_bound(y, U, alpha, grad):  # pragma: no cover - compiled
-    """-P(w, b, xi) <= g: minus the SVM primal at the point alpha defines (weak duality).
+    """-P(w, b, xi) <= g: minus the SVM primal at the point alpha defines (weak duality); the compiled
+    mirror, for the hot loop, of :func:`minlp_fs.objective.primal_point` with ``bias="kkt"`` and
+    ``at_bound=0`` (tests/test_primal_point.py checks that they agree).
 
     w = sum_i alpha_i y_i phi(x_i), bias -rho with rho the mean of y_i grad_i over the free alphas
     (libsvm's rule; the midpoint of the feasible interval when none is free), xi_i = max(0, y_i rho -

@@ -47,21 +47,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..alpha.smo import _lower_bound
 from ..heuristics.screening import FixedAlpha
 from ..kernels import PolynomialKernel
+from ..objective import primal_point
 from . import tree
 
 
 def primal_lower_bound(K: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray) -> float:
     """A lower bound of g = min_{alpha in Delta} f(alpha) for kernel matrix K from ANY feasible alpha:
-    -P(w, b, xi), minus the SVM primal objective at the primal point alpha defines (w = sum_i alpha_i y_i
-    phi(x_i), libsvm's bias, the smallest slacks xi making it feasible). Weak duality: every primal
-    feasible point has P >= max(-f) = -g, so g >= -P. Exact (to the solve's accuracy) at the optimum;
-    with alpha from a solve at KKT tolerance 1e-3 it was within 3e-4 relative of g on Cleveland's probes."""
+    -P(w, b, xi) of :func:`~minlp_fs.objective.primal_point` (libsvm's bias: what SMO's early stop uses).
+    Exact (to the solve's accuracy) at the optimum; with alpha from a solve at KKT tolerance 1e-3 it was
+    within 3e-4 relative of g on Cleveland's probes."""
     y = np.asarray(y, dtype=float)
-    grad = y * (K @ (alpha * y)) - 1.0
-    return float(_lower_bound(y, np.full(y.shape[0], float(C)), np.ascontiguousarray(alpha, dtype=float), grad))
+    alpha = np.asarray(alpha, dtype=float)
+    return -primal_point(alpha, y, float(C), K @ (alpha * y)).value
 
 
 def _machines(instance, alpha) -> list:

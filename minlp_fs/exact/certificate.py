@@ -31,7 +31,8 @@ So a fit-sense bound (g at most something) needs one f(alpha, S) and a paper-sen
 something) one primal value: one kernel product each, no QP. Only where such a cheap bound does not
 close what it must (an alpha missing, or a gap wider than the tolerance) the verifier solves the dual
 with the libsvm backend and bounds g by the same two facts at libsvm's alpha (and once more at
-:data:`TIGHT_TOL` where libsvm's duality gap is still too wide). The claimed optimum's value
+:data:`TIGHT_TOL` where libsvm's duality gap is still too wide); at a node of probes, only the probes
+whose bounds an open child reads (:func:`_to_refine`), keeping the larger of the cheap and the exact bound. The claimed optimum's value
 must be attained within the tolerance: f(alpha, S*) <= claim + tol (paper sense), or -P >= claim - tol
 (fit sense), at the claim's stored alpha, else at libsvm's.
 
@@ -55,7 +56,7 @@ from ..errors import InputError
 from ..instance import make_instance
 from ..kernels import make_kernel
 from ..multiclass import binary_only
-from ..objective import dual_objective, feasibility_violation
+from ..objective import dual_objective, feasibility_violation, primal_point
 from . import tree
 from .bounds import fit_child_bounds, monotone, probe_bound
 
@@ -190,32 +191,14 @@ def load(path) -> dict:
 
 
 # ---- the two facts every bound rests on ------------------------------------------------------
-def _min_hinge(p: np.ndarray, y: np.ndarray) -> float:
-    """min over b of h(b) = sum_{y_i > 0} (p_i - b)^+ + sum_{y_i < 0} (b - p_i)^+ (convex, piecewise linear:
-    its minimum is at a breakpoint p_k; every breakpoint evaluated with sorted prefix sums)."""
-    pos, neg = np.sort(p[y > 0]), np.sort(p[y < 0])
-    cand = p
-    suffix = np.concatenate([np.cumsum(pos[::-1])[::-1], [0.0]])     # sum of pos[i:]
-    prefix = np.concatenate([[0.0], np.cumsum(neg)])                  # sum of neg[:j]
-    i = np.searchsorted(pos, cand, side="right")
-    j = np.searchsorted(neg, cand, side="left")
-    h = (suffix[i] - cand * (pos.size - i)) + (cand * j - prefix[j])
-    return float(max(h.min(), 0.0))
-
-
 def dual_lower_bound(inst, subset, a: np.ndarray) -> float:
-    """-P(w, b, xi) <= g(subset) for the primal point of ANY vector ``a`` (module docstring, weak duality).
-
-    w = sum_i a_i y_i phi(x_i) (only the nonzero a_i enter), xi at its optimum given (w, b), and b
-    minimising the hinge sum: with o = K_S (a*y), 1 - y_i (o_i + b) = y_i (p_i - b) for p_i = y_i - o_i.
-    """
-    y, C = inst.y, inst.C
+    """-P(w, b, xi) <= g(subset) for the primal point of ANY vector ``a`` (module docstring, weak duality):
+    :func:`~minlp_fs.objective.primal_point` with the bias minimising the hinge sum (the strongest for
+    this w), its decision values o = K_S (a*y) from the columns of a's support only."""
     sv = np.flatnonzero(a)
-    c = a[sv] * y[sv]
     K_sv = inst.kernel.gram(inst.X, list(subset), Z=inst.X[sv])      # K_S[:, sv]
-    o = K_sv @ c
-    quad = float(c @ o[sv])
-    return -(0.5 * quad + C * _min_hinge(y - o, y))
+    o = K_sv @ (a[sv] * inst.y[sv])
+    return -primal_point(a, inst.y, inst.C, o, bias="hinge").value
 
 
 def _objective(inst, subset, alpha) -> float:
@@ -313,6 +296,16 @@ def _all_bounds(doc: dict, inst, jobs: int) -> list:
     chunks = [nodes[i:i + size] for i in range(0, len(nodes), size)]
     parts = Parallel(n_jobs=jobs)(delayed(_chunk_bounds)(doc["instance"], c) for c in chunks)
     return [b for part in parts for b in part]
+
+
+def _to_refine(order, scores: dict, first: int, target: float) -> list:
+    """The probes of a node split by ``order`` whose exact solve can close its open children, the first
+    open one being child ``first``: child t's bound reads the scores of order[t:] alone
+    (:func:`.bounds.probe_bound`: max(its parent's bound, scores[order[t]], the need-th smallest over
+    order[t:])), and is nondecreasing in each, so only the probes of order[first:] can raise an open
+    child's bound, and of those only the ones still below ``target`` (one at or above it already counts as
+    closed) or without a score. The others keep their cheap bounds: the children they bound are closed."""
+    return [j for j in order[first:] if scores[j] is None or scores[j] < target]
 
 
 def verify(doc: dict, rtol: float = VERIFY_RTOL, jobs: int = 1) -> Verdict:
@@ -421,16 +414,16 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
             children = None
             if all(s is not None for s in scores.values()):
                 children = probe_children(fixed, free, need, bound, order, scores)
-            for tight in (False, True):  # refine every probe by libsvm, then by a tighter libsvm
-                if children is not None and not any(is_open(c) for c in children):
+            claimed_values = {int(p[0]): p[1] for p in probes["probes"]}
+            for tight in (False, True):  # refine by libsvm, then by a tighter solve: what an open child reads
+                first = 0 if children is None else next((t for t, c in enumerate(children) if is_open(c)), None)
+                if first is None:
                     break
-                values = {}
-                for j in order:
-                    scores[j], values[j] = exact.score_bound(tree.probe_set(fixed, j), tight)
-                claimed_values = {int(p[0]): p[1] for p in probes["probes"]}
-                for j in order:
+                for j in _to_refine(order, scores, first, target):
+                    lower, g_j = exact.score_bound(tree.probe_set(fixed, j), tight)
+                    scores[j] = lower if scores[j] is None else max(scores[j], lower)   # both rigorous
                     if claimed_values.get(j) is not None:
-                        max_err = max(max_err, abs(values[j] - claimed_values[j]) / max(1.0, abs(values[j])))
+                        max_err = max(max_err, abs(g_j - claimed_values[j]) / max(1.0, abs(g_j)))
                 children = probe_children(fixed, free, need, bound, order, scores)
             for child in children:
                 if child[3] < target and need == 1:

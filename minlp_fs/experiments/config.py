@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import check_integer
+from ..options import check_integer
 from ..workers import cap_jobs
 from .slices import SLICES
 

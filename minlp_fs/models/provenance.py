@@ -6,7 +6,7 @@ JSON sidecar ``FILE.json``. It names the kernel with all its parameters, C, B, m
 what the optimum means (paper: min_beta g(beta), problem (4); fit: the SVM primal, -(max_beta g)),
 the rows of the dataset the instance holds, the support, the relaxation, the formulation's bounds,
 the package version and the date. The scaling, the sampling seed and the dataset's name as given on
-the command line are not part of an :class:`~minlp_fs.instance.Instance`; ``source`` (a dict, e.g.
+the command line are not part of an :class:`~minlp_fs.binary.Instance`; ``source`` (a dict, e.g.
 ``{"dataset": "cleveland", "scaling": "minmax", "seed": 0, "m": 30}`` from ``minlp-fs export``) supplies
 them, and then a ``regenerate`` command too; without it they read "not recorded".
 """

@@ -26,7 +26,7 @@ Every property the methods use survives the sum, term by term:
   the paper sense.
 
 Two classes are not a special case of this module: they give the one binary machine of
-:class:`~minlp_fs.instance.Instance` (K = 2 would give two mirror machines, alpha_1 = alpha_2).
+:class:`~minlp_fs.binary.Instance` (K = 2 would give two mirror machines, alpha_1 = alpha_2).
 
 Design: a :class:`MulticlassInstance` (``make_instance`` builds it for K >= 3 labels) plugs into the
 interfaces every method already goes through, so no method knows about classes:
@@ -44,6 +44,6 @@ Its ``y`` raises "binary only": code that needs binary labels (the MINLP model e
 solvers, solution-file evaluation, certificates) refuses a multiclass instance with a clear error
 (:func:`binary_only`) instead of computing something else.
 """
-from .instance import MulticlassInstance, binary_only, stratified_class_rows
+from .instance import MulticlassInstance, binary_only
 
-__all__ = ["MulticlassInstance", "binary_only", "stratified_class_rows"]
+__all__ = ["MulticlassInstance", "binary_only"]

@@ -6,8 +6,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import InputError, check_integer, plain
-from ..instance import Instance
+from ..binary import Instance
+from ..errors import InputError, plain
 from ..kernels import Kernel
 from ..objective import attains_trivial_bound, stacked_objective
 
@@ -24,7 +24,7 @@ class MulticlassInstance:
     """Problem (4) for K >= 3 classes with one shared subset (:mod:`minlp_fs.multiclass`).
 
     ``codes``: each row's class index into ``classes`` (sorted). ``parts``: the K one-vs-rest binary
-    :class:`~minlp_fs.instance.Instance` objects (same X, kernel, C, B, sense); alphas are K x m stacks,
+    :class:`~minlp_fs.binary.Instance` objects (same X, kernel, C, B, sense); alphas are K x m stacks,
     row k for ``parts[k]``. Build it with :func:`~minlp_fs.instance.make_instance`.
     """
 
@@ -121,23 +121,3 @@ def binary_only(instance, what: str) -> None:
     if instance.n_classes > 2:
         raise InputError(f"{what}: binary only; {instance.name} has {instance.n_classes} classes "
                          f"({_shown(instance.classes)}); the methods {MULTICLASS_METHODS} take any number of classes")
-
-
-def stratified_class_rows(codes: np.ndarray, m: int, seed: int) -> np.ndarray:
-    """Sorted indices of ``m`` rows drawn with every class in proportion (at least one each; largest
-    remainders get the rounding), as :func:`~minlp_fs.instance.stratified_rows` does for two classes."""
-    counts = np.bincount(codes)
-    total, K = int(codes.size), counts.size
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not K <= m <= total:
-        raise InputError(f"m = {plain(m)} rows requested; it must be an integer between {K} (one row per class) "
-                         f"and {total}")
-    check_integer("row sampling", "seed", seed, 0)
-    share = m * counts / total
-    take = np.minimum(np.maximum(np.floor(share).astype(int), 1), counts)
-    while take.sum() > m:  # the ones forced up to 1 overshot: take from the largest
-        take[np.argmax(np.where(take > 1, take, -1))] -= 1
-    while take.sum() < m:
-        take[np.argmax(np.where(take < counts, share - take, -np.inf))] += 1
-    rng = np.random.default_rng(seed)
-    rows = np.concatenate([rng.choice(np.flatnonzero(codes == k), take[k], replace=False) for k in range(K)])
-    return np.sort(rows)

@@ -68,7 +68,7 @@ class MulticlassSubproblem(AlphaSubproblem):
         for part, w in zip(self.parts, warm):
             inst = part.instance
             start = feasible_start(w, inst.y, inst.C)
-            bounds.append(max(-svm_primal(inst, K, start)[3], inst.trivial_bound))
+            bounds.append(max(-svm_primal(inst, K, start).value, inst.trivial_bound))
         return bounds
 
     def _solve_stack(self, K: np.ndarray, warm_start, worse_than, grad0) -> tuple[np.ndarray, bool, float]:

@@ -12,6 +12,8 @@ greedy's base updates (base - T_j) are those of the binary case; the value of a 
 :func:`~minlp_fs.objective.stacked_objective`. Subset, removal and swap values (neighbourhood N1) are
 the kernel's batched quadratic forms (``subset_quads``, ``removal_quads``,
 :func:`~minlp_fs.heuristics.screening.swap_matrix`) of each class's v_k on the union support, summed.
+Each value of f(A, S) counts as one evaluation (``n_evals``, the deadline's cadence), as in the binary
+case, however many classes it sums: the multiclass oracle likewise counts one solve per subset.
 """
 from __future__ import annotations
 
@@ -57,12 +59,21 @@ class StackedFixedAlpha(FixedAlpha):
         return self._batched(lambda js: sum(self.kernel.removal_quads(base, self.X, v, js) for v in self.v),
                              list(removed))
 
+    def _tick(self, k: int):
+        """The ``tick`` of class k's swap matrix: class 0's blocks count the swaps (each swap value is one
+        evaluation, as for the binary evaluator and for :meth:`values`, whatever the number of classes);
+        the other classes' blocks only check the deadline."""
+        if k == 0:
+            return self._count
+        return lambda evaluations: self.deadline is not None and self.deadline.check()
+
     def swap_values(self, subset) -> dict:
-        """{(j_out, j_in): f(A, subset - j_out + j_in)} over N1: the classes' swap matrices, summed."""
+        """{(j_out, j_in): f(A, subset - j_out + j_in)} over N1: the classes' swap matrices, summed; each
+        swap counted once."""
         chosen_set = set(subset)
         chosen = sorted(chosen_set)
         outside = [j for j in range(self.instance.n) if j not in chosen_set]
-        table = sum(swap_matrix(self.kernel, self.X, v, chosen, outside, tick=self._count) for v in self.v)
+        table = sum(swap_matrix(self.kernel, self.X, v, chosen, outside, tick=self._tick(k)) for k, v in enumerate(self.v))
         table = table - self.a_sum
         return {(j_out, j_in): float(table[r, c]) for r, j_out in enumerate(chosen)
                 for c, j_in in enumerate(outside)}

@@ -1,0 +1,61 @@
+"""The verifier refines (solves exactly) only the probes an open child's bound reads: the same verdicts as
+refining every probe of the node, on the certificates bnb writes and on weakened and tampered ones."""
+import copy
+
+import pytest
+
+from minlp_fs.api import solve
+from minlp_fs.exact import certificate
+from minlp_fs.exact.certificate import _to_refine, load, verify
+
+from bnb_helpers import random_instance
+
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory):
+    """Paper-sense certificates (the probes' sense) as written, with every alpha scaled by 0.01 (useless
+    cheap bounds: refinements everywhere), without alphas (version 1) and tampered."""
+    out = {}
+    for kernel, (seed, m, n, B) in [("poly2", (8, 40, 9, 4)), ("poly2", (4, 30, 7, 3)), ("poly3", (4, 30, 7, 3)),
+                                    ("poly5", (4, 30, 7, 3))]:
+        path = tmp_path_factory.mktemp("cert") / "proof.json"
+        solve(random_instance(seed, m, n, B, kernel, "paper"), "bnb", incumbent="none", certificate=str(path))
+        doc = load(path)
+        weak, old, better = copy.deepcopy(doc), copy.deepcopy(doc), copy.deepcopy(doc)
+        for rec in weak["nodes"]:
+            alphas = [p[3] for p in rec.get("probes", [])] + ([rec["alpha"]] if rec["kind"] == "leaf" else [])
+            for a in filter(None, alphas):
+                a["value"] = [0.01 * v for v in a["value"]]
+        old["version"] = 1
+        old["claim"].pop("alpha")
+        for rec in old["nodes"]:
+            rec.pop("alpha", None)
+            for p in rec.get("probes", []):
+                del p[3:]
+        better["claim"]["value"] -= 1e-3 * max(1.0, abs(better["claim"]["value"]))
+        name = f"{kernel}-{seed}"
+        out.update({f"{name} as written": doc, f"{name} weakened": weak, f"{name} version 1": old,
+                    f"{name} claims better": better})
+    return out
+
+
+def test_only_the_probes_read_by_open_children_and_below_target():
+    order, target = [4, 1, 7, 2], 0.0
+    scores = {4: -1.0, 1: 0.5, 7: -2.0, 2: None}
+    assert _to_refine(order, scores, 0, target) == [4, 7, 2]
+    assert _to_refine(order, scores, 2, target) == [7, 2]     # children 0, 1 closed: order[:2] is read by them alone
+
+
+def test_same_verdicts_as_refining_every_probe(documents, monkeypatch):
+    ours = {name: verify(doc) for name, doc in documents.items()}
+    monkeypatch.setattr(certificate, "_to_refine", lambda order, scores, first, target: list(order))
+    every = {name: verify(doc) for name, doc in documents.items()}
+    saved = 0
+    for name, verdict in ours.items():
+        other = every[name]
+        assert (verdict.proven, verdict.reason, verdict.n_closed, verdict.n_cheap) == \
+            (other.proven, other.reason, other.n_closed, other.n_cheap), name
+        assert verdict.proven == ("claims better" not in name), name
+        assert verdict.n_qps <= other.n_qps, name
+        saved += other.n_qps - verdict.n_qps
+    assert saved > 0     # the weakened and version-1 certificates refine fewer probes
