@@ -240,7 +240,7 @@ def grid_section(rows, cases, methods, time_limit) -> list:
     lines = ["| dataset | d | m | n | B | " + " | ".join(methods) + " | "
              + " | ".join(f"paper {name}" for name, _ in PAPER_COLUMNS) + " |",
              "|---" * (5 + len(methods) + len(PAPER_COLUMNS)) + "|"]
-    stats = {m: {"rows": 0, "best": 0, "opt": 0, "tl": 0, "limit": 0, "failed": 0, "max_over": 0.0}
+    stats = {m: {"rows": 0, "best": 0, "opt": 0, "tl": 0, "limit": 0, "failed": 0, "max_over": 0.0, "gaps": []}
              for m in methods}
     beaten = []
     for case in sorted(cases, key=lambda c: (DATASETS.index(c[0]), c[1], c[2])):
@@ -268,6 +268,8 @@ def grid_section(rows, cases, methods, time_limit) -> list:
             s["opt"] += bool(r.get("certified"))
             s["tl"] += r["status"] == "time_limit"
             s["max_over"] = max(s["max_over"], r["wall_s"] / time_limit)
+            if r.get("scope") == "global" and r.get("bound") is not None and abs(r["bound"]) < 1e19:
+                s["gaps"].append(max(0.0, 100 * (best - r["bound"]) / abs(best)))
         heur = [runs[m]["objective"] for m in ("ls*", "acso*") if m in runs and runs[m].get("objective") is not None]
         if heur and best is not None and best < min(heur) and not close(best, min(heur)):
             who = [m for m, r in runs.items() if close(r.get("objective"), best)]
@@ -279,6 +281,19 @@ def grid_section(rows, cases, methods, time_limit) -> list:
     summary += [f"| {m} | {s['rows']} | {s['best']} | {s['opt']} | {s['tl']} | {s['limit']} | {s['failed']} | "
                 f"{s['max_over']:.2f} |" for m, s in stats.items()]
     summary += ["", "Rows where a solver beat both LS* and ACSO*: " + ("; ".join(beaten) if beaten else "none") + "."]
+    summary += ["", "What each global method's own bound proves about the row's best objective (any method's): gap = "
+                "100 (best - bound) / |best| over the rows where it returned a finite bound (0 where it certified):", "",
+                "| method | rows with a bound | gap 0 (certified) | gap <= 1 % | median gap % | largest gap % |",
+                "|---|---|---|---|---|---|"]
+    summary += [f"| {m} | {len(s['gaps'])} | {sum(g <= 1e-4 for g in s['gaps'])} | {sum(g <= 1 for g in s['gaps'])} | "
+                f"{statistics.median(s['gaps']):.3g} | {max(s['gaps']):.3g} |" for m, s in stats.items() if s["gaps"]]
+    for m in methods:
+        mine = [r for r in rows if r["method"] == m and r.get("scope") == "global" and r["status"] != "unavailable"]
+        if mine:
+            per = {ds: (sum(bool(r.get("certified")) for r in mine if r["dataset"] == ds),
+                        sum(r["dataset"] == ds for r in mine)) for ds in DATASETS}
+            summary.append(f"\nCertified by {m}, per dataset: "
+                           + ", ".join(f"{ds} {a}/{b}" for ds, (a, b) in per.items() if b) + ".")
     return lines + summary
 
 
@@ -359,8 +374,7 @@ def main(argv=None) -> None:
             f"Command: `{cmd}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC; this invocation "
             f"took {elapsed:.0f} s (runs already in results/solvers.jsonl are not repeated; the table's runs "
             f"took {sum(r.get('wall_s') or 0 for r in grid_rows):.0f} s in all). Full grid: "
-            f"`python benchmarks/bench_solvers.py --time-limit {args.time_limit:g}` (60 rows; SCIP and BARON "
-            "use their whole limit on almost every row).",
+            f"`python benchmarks/bench_solvers.py --time-limit {args.time_limit:g}` (60 rows).",
             f"Machine: {machine()}, shared with other jobs: 1-min load average at the start of the table's runs "
             f"{min(loads):.1f} to {max(loads):.1f} (median {statistics.median(loads):.1f}; this invocation: "
             f"{load0[0]:.1f} at start, {load1[0]:.1f} at end). Wall times.", "",
