@@ -1,0 +1,130 @@
+"""Degree-share bound of a fit-sense node at a fixed alpha, polynomial kernels of any degree with c >= 0.
+
+Fit sense (maximise g): for ANY feasible alpha, g(S) <= f(alpha, S) = 1/2 v'K_S v - e'alpha, v = alpha * y
+(g is a minimum over alpha). A node (I, F, need) holds the S = I u R, R subset of F, |R| = r = need.
+With beta_j in {0, 1} on F (1 on I) and a = c + gamma G_I, G_I = X_I X_I' (over the rows),
+
+    p(beta) = 1/2 sum_{i,h} v_i v_h (a_ih + gamma sum_{j in F} beta_j x_ij x_hj)^d,   f(alpha, I u R) = p(1_R) - e'alpha.
+
+Expanding the power, the part homogeneous of degree t in beta is
+p_t(beta) = 1/2 binom(d, t) gamma^t sum_{i,h} v_i v_h a_ih^(d-t) (sum_j beta_j x_ij x_hj)^t, and the
+coefficient of a monomial beta^m (|m| = t) is 1/2 binom(d, t) gamma^t multinom(t; m) w'A_t w with
+w_i = v_i prod_j x_ij^(m_j) and A_t = (a_ih^(d-t)): entrywise powers of the polynomial kernel matrix
+c + gamma G_I with c >= 0 are PSD (Schur product theorem), so EVERY monomial coefficient is >= 0
+(Proposition 1's argument, with I's features folded into a; the signs of x do not matter).
+
+**Allocation.** Charge each monomial m of degree t >= 1 to the features of its support, m_j / t to j, and let
+e_j be j's total charge at beta = 1_F:
+
+    e_j = sum_{t=1}^d (1/t) [beta_j d p_t / d beta_j](1_F)   (Euler: sum_j beta_j d_j p_t = t p_t).
+
+A monomial whose support lies in R is charged wholly to R, every other one charges R >= 0, and on
+{0, 1} points p(1_R) = p(0) + sum of the monomials with support in R. Hence
+
+    f(alpha, I u R) = f(alpha, I) + sum_{m: supp m in R} coef(m) <= f(alpha, I) + sum_{j in R} e_j
+                    <= f(alpha, I) + (sum of the r largest e_j over any pool containing R),
+
+and sum_{j in F} e_j = f(alpha, I u F) - f(alpha, I) (Euler on each p_t). In closed form, with z = G_F:
+
+    e_j = (v o x_j)' W (v o x_j),   W = 1/2 sum_{t=1}^d binom(d, t) gamma^t a^(d-t) z^(t-1)   (entrywise),
+
+one m x m matrix and one product with the |F| columns: no kernel matrix per feature. The marginal
+bound's gain delta_j = f(alpha, U) - f(alpha, U - j) is the sum of the coefficients of the monomials
+containing j, each counted WHOLE, so e_j <= delta_j.
+
+**Partners.** The charges depend on R: at beta = 1_R the same allocation gives e_j(R) with z = G_R,
+sum_{j in R} e_j(R) = f(alpha, I u R) - f(alpha, I) exactly, and each degree part of e_j(beta) is a
+polynomial in beta with nonnegative coefficients, so its value at 1_R is at most its value at 1_F. The
+degree-2 part (t = 2) is linear in beta:
+sum_{k in R} Q_jk with Q_jk = 1/2 binom(d, 2) gamma^2 (v o x_j o x_k)' a^(d-2) (v o x_j o x_k) >= 0 (a^(d-2)
+entrywise is PSD; for d = 2 it is the all-ones matrix and Q_jk = gamma^2 V_jk^2 / 2, V = X' diag(v) X).
+With rest_j = e_j - sum_{k in F} Q_jk (the t = 1 part, exact, and the parts t >= 3 at z = G_F, upper
+bounds), for |R| = r:
+
+    e_j(R) <= rest_j + Q_jj + sum_{k in R - j} Q_jk <= rest_j + Q_jj + top_{r-1}{Q_jk : k in P - j}
+
+for a pool P containing R: each feature is charged its r - 1 best degree-2 partners only. A child of
+the split by ``order`` takes j = order[t] and R of size r = need - 1 from P = order[t+1:]; moving the
+pair terms (j, k) into k's item (Q is symmetric), its bound is
+
+    f(alpha, I) + rest_j + Q_jj + (the r largest over k in P of rest_k + Q_kk + 2 Q_jk + top_{r-1}{Q_kl : l in P - k})
+
+(:func:`share_bounds`); for degree 2 (rest_j + Q_jj = f(alpha, I + j) - f(alpha, I), 2 Q = D) this is the pair
+bound of :mod:`.bounds` term by term. Cost: O(m^2 |F|^2) for Q (one product with the m x |F|^2 columns
+v o x_j o x_k). Measured at the root of German poly3 B = 9 (fit, incumbent -5011.9), at the same relaxed
+alpha: marginal bound -3063.5, shares -3891.7, shares with partners -3979.1 (benchmarks/RESULTS.md, bench_bnb).
+"""
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+
+
+class FixedAlphaShares:
+    """f(alpha, I) and the degree shares of a node (module docstring) at one feasible alpha, split as
+    e_j = rest_j + sum_{k in F} Q_jk: Q_jk the degree-2 part's pair terms, the rest the other degrees' shares."""
+
+    def __init__(self, instance, alpha: np.ndarray, fixed, free):
+        from .bounds import _machines     # here: bounds imports this module (its fit-sense hook)
+
+        k = instance.kernel
+        d, gamma, c = k.degree, k.gamma, k.coef0
+        fixed, free = list(fixed), list(free)
+        self.free = free
+        self.position = {j: i for i, j in enumerate(free)}
+        self.f_fixed = 0.0
+        self.rest = np.zeros(len(free))
+        self.Q = np.zeros((len(free), len(free)))
+        for part, a in _machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
+            sv = np.flatnonzero(a > 0)
+            v = a[sv] * part.y[sv]
+            X = part.X[sv]
+            base = c + gamma * (X[:, fixed] @ X[:, fixed].T)
+            z = X[:, free] @ X[:, free].T
+            W = np.zeros_like(z)                       # Horner in z: sum_t binom(d, t) gamma^t a^(d-t) z^(t-1)
+            for t in range(d, 0, -1):
+                W = W * z + comb(d, t) * gamma ** t * base ** (d - t)
+            Xv = X[:, free] * v[:, None]
+            self.rest += 0.5 * np.einsum("ij,ij->j", Xv, W @ Xv)
+            if d >= 2:                                 # Q_jk = 1/2 binom(d, 2) gamma^2 (v o x_j o x_k)' a^(d-2) (v o x_j o x_k)
+                Y = (Xv[:, :, None] * X[:, None, free]).reshape(len(sv), -1)
+                Q = np.einsum("ij,ij->j", Y, (base ** (d - 2)) @ Y).reshape(len(free), len(free))
+                self.Q += 0.5 * comb(d, 2) * gamma ** 2 * Q
+            self.f_fixed += 0.5 * float(v @ (base ** d) @ v) - float(a.sum())
+        self.rest -= self.Q.sum(axis=1)
+
+    def index(self, subset) -> np.ndarray:
+        return np.array([self.position[int(j)] for j in subset], dtype=int)
+
+    def shares(self, need: int) -> dict:
+        """{j: an upper bound of e_j(R) over the R of size ``need`` holding j}: rest_j + Q_jj + the need - 1
+        largest Q_jk, k in F - j (the order of a split, largest first)."""
+        off = self.Q.copy()
+        np.fill_diagonal(off, -np.inf)
+        top = -np.sort(-off, axis=1)[:, :need - 1].sum(axis=1) if need > 1 else 0.0
+        return dict(zip(self.free, (self.rest + np.diagonal(self.Q) + top).tolist()))
+
+
+def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:
+    """Upper bounds of f(alpha, S) >= g(S) over each child t of the split of (I, F, need) by ``order`` (module
+    docstring, partner bound): child t takes j = order[t] and R, r = need - 1 features of P = order[t+1:];
+    its bound is f(alpha, I) + rest_j + Q_jj + the r largest over k in P of
+    rest_k + Q_kk + 2 Q_jk + top_{r-1}{Q_kl : l in P - k} (the pairs (j, k) moved to k's item). For
+    degree 2 this is :func:`.bounds.pair_bounds` (rest_j + Q_jj is the gain at I, 2 Q = D)."""
+    o = shares.index(order)
+    Q = shares.Q[np.ix_(o, o)]
+    alone = shares.rest[o] + np.diagonal(Q)
+    r = need - 1
+    bounds = []
+    for t in range(len(order) - need + 1):
+        head = shares.f_fixed + alone[t]
+        if r > 0:
+            partners = 0.0
+            if r > 1:
+                pool = Q[t + 1:, t + 1:].copy()
+                np.fill_diagonal(pool, -np.inf)
+                partners = -np.sort(-pool, axis=1)[:, :r - 1].sum(axis=1)
+            head += float(-np.sort(-(alone[t + 1:] + 2.0 * Q[t + 1:, t] + partners))[:r].sum())
+        bounds.append(float(head))
+    return bounds
