@@ -22,6 +22,9 @@ Wall times on a shared 2-core machine: compare the ratios of a row, measured bac
 
     python benchmarks/bench_bnb.py [--quick] [--certificates] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
     python benchmarks/bench_bnb.py --bmax-limit SECONDS [--jobs N]     # only (e), longer limits, own section
+    python benchmarks/bench_bnb.py --only german:poly3:fit:9 [--only ...] [--bmax-limit SECONDS] [--jobs N] --section NAME
+        # only the chosen rows: side by side with enumeration as in (a), or bnb alone with a limit as in (e),
+        # in section NAME, beside the rows of the same instances recorded in sections bench_bnb and bench_bnb_bmax
 """
 from __future__ import annotations
 
@@ -101,13 +104,13 @@ def summary(rows, least=1000):
             f"CPU ratio {cp[0]:.1f}x to {cp[-1]:.1f}x (median {cp[len(cp) // 2]:.1f}x).")
 
 
-def side_by_side(data_dir, cases, kernels):
+def side_by_side(data_dir, cases, kernels, senses=("paper", "fit")):
     rows = ["| dataset | n | kernel | sense | B | C(n,B) | same optimum | enum time (s) | bnb time (s) | "
             "time ratio | enum QPs | bnb QPs (heuristic + tree) | QP ratio | bnb nodes | enum CPU (s) | bnb CPU (s) | "
             "CPU ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for ds, B in cases:
         for kernel in kernels:
-            for sense in ("paper", "fit"):
+            for sense in senses:
                 inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
                 cpu = []
                 enum, t_e = timed(inst, "enumerate", cpu)
@@ -138,25 +141,85 @@ def beyond(data_dir, cases, limit):
     return rows
 
 
-def _bmax_row(data_dir, ds, B, kernel, sense, limit) -> str:
+def _bmax_row(data_dir, ds, B, kernel, sense, limit, cpu: bool = False) -> str:
     inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
+    c = time.process_time()
     res, t = timed(inst, "bnb", time_limit=limit)
     row = (f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | {res.status} | "
-           f"{res.info['gap_percent']:.2g} | {t:.1f} | {res.n_svm_solves:,} | {res.info['nodes']:,} |")
+           f"{res.info['gap_percent']:.2g} | {t:.1f} | {res.n_svm_solves:,} | {res.info['nodes']:,} |"
+           + (f" {time.process_time() - c:.1f} |" if cpu else ""))
     print(row, flush=True)
     return row
 
 
-def at_paper_bmax(data_dir, cases, limit, jobs: int = 1):
+def at_paper_bmax(data_dir, cases, limit, jobs: int = 1, units=None):
     """Part (e): bnb at each dataset's B_max, every polynomial kernel, both senses; ``jobs`` runs at a time
-    (each a sequential bnb in its own loky process), rows in the order of the cases."""
+    (each a sequential bnb in its own loky process), rows in the order of the cases. ``units``: only these
+    (dataset, B, kernel, sense), with a CPU-seconds column."""
     from joblib import Parallel, delayed
 
-    units = [(ds, B, kernel, sense) for ds, B in cases for kernel in ("poly2", "poly3", "poly5")
-             for sense in ("paper", "fit")]
-    rows = Parallel(n_jobs=jobs)(delayed(_bmax_row)(data_dir, *u, limit) for u in units)
-    return ["| dataset | n | kernel | sense | B | C(n,B) | status | gap % | time (s) | QPs | nodes |",
-            "|---|---|---|---|---|---|---|---|---|---|---|", *rows]
+    cpu = units is not None
+    if units is None:
+        units = [(ds, B, kernel, sense) for ds, B in cases for kernel in ("poly2", "poly3", "poly5")
+                 for sense in ("paper", "fit")]
+    rows = Parallel(n_jobs=jobs)(delayed(_bmax_row)(data_dir, *u, limit, cpu) for u in units)
+    return ["| dataset | n | kernel | sense | B | C(n,B) | status | gap % | time (s) | QPs | nodes |" + (" CPU (s) |" if cpu else ""),
+            "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if cpu else ""), *rows]
+
+
+def parse_only(spec: str) -> tuple:
+    """``dataset:kernel:sense:B`` -> (dataset, B, kernel, sense)."""
+    try:
+        ds, kernel, sense, B = spec.split(":")
+        return ds, int(B), kernel, sense
+    except ValueError:
+        raise SystemExit(f"--only {spec!r}: expected dataset:kernel:sense:B, e.g. german:poly3:fit:9") from None
+
+
+def recorded_rows(output: str, units) -> list:
+    """The rows of ``units`` (dataset, B, kernel, sense) recorded in sections bench_bnb and bench_bnb_bmax of
+    ``output`` (the figures this run is compared with), each prefixed by its section's name."""
+    text = Path(output).read_text() if Path(output).exists() else ""
+    found = []
+    for name in ("bench_bnb", "bench_bnb_bmax"):
+        start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+        if start not in text:
+            continue
+        section = text.split(start, 1)[1].split(end, 1)[0]
+        for line in section.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) > 5 and any((cells[0], cells[2], cells[3], cells[4]) == (ds, kernel, sense, str(B))
+                                      for ds, B, kernel, sense in units):
+                found.append(f"{name}: {line.strip()}")
+    return found
+
+
+def only_section(args) -> None:
+    """The chosen rows (``--only``) in section ``--section``: bnb alone with ``--bmax-limit``, else side by
+    side with enumeration; then the rows of the same instances recorded in bench_bnb and bench_bnb_bmax."""
+    units = [parse_only(spec) for spec in args.only]
+    started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
+    before = recorded_rows(args.output, units)
+    warm_up(args.data_dir)
+    if args.bmax_limit is not None:
+        rows = at_paper_bmax(args.data_dir, None, args.bmax_limit, args.jobs, units)
+        what = f"bnb alone, {args.bmax_limit:.0f} s per run, {args.jobs} run(s) at a time (each n_jobs = 1)"
+    else:
+        rows = ["| dataset | n | kernel | sense | B | C(n,B) | same optimum | enum time (s) | bnb time (s) | "
+                "time ratio | enum QPs | bnb QPs (heuristic + tree) | QP ratio | bnb nodes | enum CPU (s) | "
+                "bnb CPU (s) | CPU ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for ds, B, kernel, sense in units:
+            rows += side_by_side(args.data_dir, [(ds, B)], (kernel,), (sense,))[2:]
+        what = "bnb and enumeration back to back, as in part (a)"
+    text = "\n".join([
+        f"## Chosen rows of bench_bnb.py ({what})", "",
+        f"Command: `{command('bench_bnb.py')}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, "
+        f"total {time.perf_counter() - t0:.0f} s.",
+        f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {os.getloadavg()[0]:.1f}. "
+        "C = 10, gamma = 0.1, c = 1 (the paper's); time = wall time of each run.", "", *rows, "",
+        "The same instances as recorded before this run (section: row):", "", *(f"    {r}" for r in before)])
+    write_section(args.output, args.section, text)
+    print(f"wrote {args.output}")
 
 
 def incumbents(data_dir, cases):
@@ -254,7 +317,13 @@ def main():
     p.add_argument("--bmax-limit", type=float, default=None,
                    help="only part (e), with this time limit per run, in its own section (bench_bnb_bmax)")
     p.add_argument("--jobs", type=int, default=1, help="with --bmax-limit: runs at a time (one process each)")
+    p.add_argument("--only", action="append", default=None, metavar="DATASET:KERNEL:SENSE:B",
+                   help="only these rows (repeat the option): vs enumeration, or alone with --bmax-limit")
+    p.add_argument("--section", default="bench_bnb_only", help="with --only: the RESULTS.md section to write")
     args = p.parse_args()
+    if args.only:
+        only_section(args)
+        return
     if args.bmax_limit is not None:
         started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
         rows = at_paper_bmax(args.data_dir, PAPER_BMAX, args.bmax_limit, args.jobs)

@@ -170,7 +170,8 @@ def _fit_basis(instance, alpha: np.ndarray, fixed, free, deadline=None):
     :mod:`.shares`."""
     if quadratic(instance.kernel):
         return FixedAlphaQuadratic(instance, alpha, tree.universe(fixed, free))
-    return marginal_gains(instance, alpha, fixed, free, deadline), FixedAlphaShares(instance, alpha, fixed, free)
+    shares = FixedAlphaShares(instance, alpha, fixed, free)
+    return marginal_gains(instance, alpha, fixed, free, deadline, shares.takes()), shares
 
 
 def _order(basis, fixed, free, need: int) -> list:
@@ -233,13 +234,15 @@ def relaxed_gram(instance, fixed, free, need: int) -> np.ndarray:
 RELAX = 1.5
 
 
-def marginal_gains(instance, alpha: np.ndarray, fixed, free, deadline=None) -> tuple:
-    """At a fixed alpha, with U = I u F: ({j: f(alpha, I + {j})}, f(alpha, U), {j: f(alpha, U) - f(alpha, U - {j})}), j in F."""
+def marginal_gains(instance, alpha: np.ndarray, fixed, free, deadline=None, takes=None) -> tuple:
+    """At a fixed alpha, with U = I u F: ({j: f(alpha, I + {j})}, f(alpha, U), {j: f(alpha, U) - f(alpha, U - {j})}), j in F.
+    ``takes``: the first of these if already known (:meth:`.shares.FixedAlphaShares.takes`)."""
     fa = FixedAlpha(instance, alpha, deadline)
     universe = tree.universe(fixed, free)
     f_all = fa.value(universe)
     removed = fa.removal_values(universe)
-    return fa.addition_values(fixed, free), f_all, {j: f_all - removed[j] for j in free}
+    takes = fa.addition_values(fixed, free) if takes is None else takes
+    return takes, f_all, {j: f_all - removed[j] for j in free}
 
 
 def marginal_bound(f_take: float, f_all: float, gains: dict, r: int, pool) -> float:

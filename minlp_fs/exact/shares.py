@@ -75,6 +75,7 @@ class FixedAlphaShares:
         self.position = {j: i for i, j in enumerate(free)}
         self.f_fixed = 0.0
         self.rest = np.zeros(len(free))
+        self.alone = np.zeros(len(free))
         self.Q = np.zeros((len(free), len(free)))
         for part, a in _machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
             sv = np.flatnonzero(a > 0)
@@ -88,11 +89,19 @@ class FixedAlphaShares:
             Xv = X[:, free] * v[:, None]
             self.rest += 0.5 * np.einsum("ij,ij->j", Xv, W @ Xv)
             if d >= 2:                                 # Q_jk = 1/2 binom(d, 2) gamma^2 (v o x_j o x_k)' a^(d-2) (v o x_j o x_k)
-                Y = (Xv[:, :, None] * X[:, None, free]).reshape(len(sv), -1)
-                Q = np.einsum("ij,ij->j", Y, (base ** (d - 2)) @ Y).reshape(len(free), len(free))
-                self.Q += 0.5 * comb(d, 2) * gamma ** 2 * Q
+                self.Q += 0.5 * comb(d, 2) * gamma ** 2 * _pair_quads(Xv, X[:, free], base, X[:, fixed], c, gamma, d - 2)
+            Vt = Xv
+            for t in range(1, d + 1):                  # the monomials of beta_j alone: t = 1..d
+                self.alone += 0.5 * comb(d, t) * gamma ** t * np.einsum("ij,ij->j", Vt, (base ** (d - t)) @ Vt)
+                Vt = Vt * X[:, free]
             self.f_fixed += 0.5 * float(v @ (base ** d) @ v) - float(a.sum())
         self.rest -= self.Q.sum(axis=1)
+
+    def takes(self) -> dict:
+        """{j: f(alpha, I + {j})} over F: f(alpha, I) + the monomials of beta_j alone,
+        sum_{t=1}^d 1/2 binom(d, t) gamma^t (v o x_j^t)' a^(d-t) (v o x_j^t) (one m x m product per t, no
+        kernel matrix per feature)."""
+        return dict(zip(self.free, (self.f_fixed + self.alone).tolist()))
 
     def index(self, subset) -> np.ndarray:
         return np.array([self.position[int(j)] for j in subset], dtype=int)
@@ -104,6 +113,26 @@ class FixedAlphaShares:
         np.fill_diagonal(off, -np.inf)
         top = -np.sort(-off, axis=1)[:, :need - 1].sum(axis=1) if need > 1 else 0.0
         return dict(zip(self.free, (self.rest + np.diagonal(self.Q) + top).tolist()))
+
+
+def _pair_quads(Xv: np.ndarray, Xf: np.ndarray, base: np.ndarray, XI: np.ndarray, c: float, gamma: float,
+                p: int) -> np.ndarray:
+    """[(xv_j o x_k)' base^p (xv_j o x_k)]_{j,k} (base^p entrywise). base = c + gamma X_I X_I' = Phi Phi' with
+    Phi = [sqrt(c), sqrt(gamma) X_I], so base^p = Phi_p Phi_p' with Phi_p the row-wise p-th Kronecker power
+    ((|I| + 1)^p columns) and the entry is sum_q ((xv_j o phi_q)' x_k)^2: O((|I| + 1)^p m |F|^2) when that is
+    fewer columns than rows, else O(m^2 |F|^2) with base^p itself."""
+    m, nf = Xf.shape
+    phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
+    power = np.ones((m, 1))
+    for _ in range(p):
+        power = (power[:, :, None] * phi[:, None, :]).reshape(m, -1)
+    if power.shape[1] < m:
+        out = np.zeros((nf, nf))
+        for q in range(power.shape[1]):
+            out += np.square((Xv * power[:, q:q + 1]).T @ Xf)
+        return out
+    Y = (Xv[:, :, None] * Xf[:, None, :]).reshape(m, -1)
+    return np.einsum("ij,ij->j", Y, (base ** p) @ Y).reshape(nf, nf)
 
 
 def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:

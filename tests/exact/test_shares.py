@@ -11,7 +11,7 @@ from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.exact import tree
 from minlp_fs.exact.bounds import (FixedAlphaQuadratic, marginal_bound, marginal_gains, pair_bounds,
                                    relaxed_gram)
-from minlp_fs.exact.shares import FixedAlphaShares, share_bounds
+from minlp_fs.exact.shares import FixedAlphaShares, _pair_quads, share_bounds
 from minlp_fs.instance import make_instance
 
 from bnb_helpers import random_instance, value_table
@@ -43,13 +43,15 @@ def some_alpha(which, inst, fixed, free, need, rng, random_feasible_alpha):
 @settings(max_examples=10, deadline=None)
 def test_shares_add_up_to_the_value_of_every_subset(kernel, seed, data, random_feasible_alpha):
     """Euler: f(alpha, I) + sum_{j in R} e_j(R) = f(alpha, I u R) for every R (shares computed with F = R), and the
-    shares of a larger F are larger feature by feature (the allocation is monotone)."""
+    shares of a larger F are larger feature by feature (the allocation is monotone); f(alpha, I + j) in closed form."""
     n = 6
     inst = random_instance(seed, 20, n, 3, kernel, "fit")
     alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
     fixed, free, _ = node(data, n, 3)
     whole = FixedAlphaShares(inst, alpha, fixed, free)
     assert whole.f_fixed == pytest.approx(inst.objective(alpha, fixed), rel=1e-9, abs=1e-9)
+    for j, f_take in whole.takes().items():
+        assert f_take == pytest.approx(inst.objective(alpha, tree.probe_set(fixed, j)), rel=1e-9, abs=1e-9)
     for size in range(1, len(free) + 1):
         for R in itertools.combinations(free, size):
             part = FixedAlphaShares(inst, alpha, fixed, R)
@@ -141,3 +143,17 @@ def test_multiclass_shares_add_up_over_the_machines():
     assert shares.f_fixed == pytest.approx(inst.objective(alpha, fixed), rel=1e-9)
     assert shares.f_fixed + shares.rest.sum() + shares.Q.sum() == pytest.approx(
         inst.objective(alpha, tree.universe(fixed, free)), rel=1e-9)
+
+
+@given(seed=seeds, m=st.sampled_from([3, 40]), p=st.sampled_from([0, 1, 3]), n_fixed=st.integers(0, 3))
+@settings(max_examples=20, deadline=None)
+def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, p, n_fixed):
+    """The degree-2 pair terms (v o x_j o x_k)' base^p (v o x_j o x_k), base = c + gamma X_I X_I': by the Kronecker
+    factors of base (few fixed features) or by base^p itself (many), against the definition."""
+    rng = np.random.default_rng(seed)
+    Xf, XI, v = rng.normal(size=(m, 4)), rng.normal(size=(m, n_fixed)), rng.normal(size=m)
+    c, gamma = 0.7, 0.3
+    base = c + gamma * XI @ XI.T
+    Xv = Xf * v[:, None]
+    expected = np.array([[(Xv[:, j] * Xf[:, k]) @ base ** p @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
+    assert np.allclose(_pair_quads(Xv, Xf, base, XI, c, gamma, p), expected, rtol=1e-9, atol=1e-9)
