@@ -43,7 +43,7 @@ Three bounds are proven here:
   every monomial of f(alpha, .) in beta has a nonnegative coefficient; charging each to the features of
   its support in proportion to their exponents gives shares e_j with f(alpha, I u R) <= f(alpha, I) +
   sum_{j in R} e_j (each monomial inside R is charged wholly to R), e_j <= the marginal gain, and the
-  degree-2 part of each share charged to its r - 1 best partners only (for degree 2 the pair bound).
+  parts of degree >= 2 of each share charged to its r - 1 best partners only (for degree 2 the pair bound).
   Degrees other than 2 use the smaller of it and the marginal bound.
 
 The Gaussian kernel has neither property (appendix counterexample); there only the trivial bound

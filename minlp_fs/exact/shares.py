@@ -33,26 +33,30 @@ bound's gain delta_j = f(alpha, U) - f(alpha, U - j) is the sum of the coefficie
 containing j, each counted WHOLE, so e_j <= delta_j.
 
 **Partners.** The charges depend on R: at beta = 1_R the same allocation gives e_j(R) with z = G_R,
-sum_{j in R} e_j(R) = f(alpha, I u R) - f(alpha, I) exactly, and each degree part of e_j(beta) is a
-polynomial in beta with nonnegative coefficients, so its value at 1_R is at most its value at 1_F. The
-degree-2 part (t = 2) is linear in beta:
-sum_{k in R} Q_jk with Q_jk = 1/2 binom(d, 2) gamma^2 (v o x_j o x_k)' a^(d-2) (v o x_j o x_k) >= 0 (a^(d-2)
-entrywise is PSD; for d = 2 it is the all-ones matrix and Q_jk = gamma^2 V_jk^2 / 2, V = X' diag(v) X).
-With rest_j = e_j - sum_{k in F} Q_jk (the t = 1 part, exact, and the parts t >= 3 at z = G_F, upper
-bounds), for |R| = r:
+sum_{j in R} e_j(R) = f(alpha, I u R) - f(alpha, I) exactly. Write the part of degree t >= 2 of e_j(R),
+1/2 binom(d, t) gamma^t sum_{i,h} v_i v_h x_ij x_hj a_ih^(d-t) z_ih^(t-1), with z^(t-1) = z^(t-2) o z and
+z = sum_{k in R} x_k x_k': it is sum_{k in R} of (v o x_j o x_k)' [a^(d-t) o G_R^(t-2)] (v o x_j o x_k), each a
+quadratic form of a PSD matrix (Schur products of Gram matrices) that only grows when R grows to F
+(G_F^(t-2) - G_R^(t-2) is PSD: a sum of Schur products of Gram matrices). Hence, with
 
-    e_j(R) <= rest_j + Q_jj + sum_{k in R - j} Q_jk <= rest_j + Q_jj + top_{r-1}{Q_jk : k in P - j}
+    Q_jk = (v o x_j o x_k)' W (v o x_j o x_k) >= 0,   W = 1/2 sum_{t=2}^d binom(d, t) gamma^t a^(d-t) z^(t-2)  (z = G_F),
+    rest_j = 1/2 d gamma (v o x_j)' a^(d-1) (v o x_j)   (the part t = 1, independent of R),
 
-for a pool P containing R: each feature is charged its r - 1 best degree-2 partners only. A child of
-the split by ``order`` takes j = order[t] and R of size r = need - 1 from P = order[t+1:]; moving the
-pair terms (j, k) into k's item (Q is symmetric), its bound is
+e_j(R) <= rest_j + sum_{k in R} Q_jk <= rest_j + Q_jj + top_{r-1}{Q_jk : k in P - j} for |R| = r inside
+a pool P (and rest_j + sum_{k in F} Q_jk = e_j: the allocation above): each feature is charged its r - 1 best
+partners only, for every degree t >= 2. A child of the split by ``order`` takes j = order[t] and R of
+size r = need - 1 from P = order[t+1:]; moving the pair terms (j, k) into k's item (Q is symmetric), its
+bound is
 
     f(alpha, I) + rest_j + Q_jj + (the r largest over k in P of rest_k + Q_kk + 2 Q_jk + top_{r-1}{Q_kl : l in P - k})
 
-(:func:`share_bounds`); for degree 2 (rest_j + Q_jj = f(alpha, I + j) - f(alpha, I), 2 Q = D) this is the pair
-bound of :mod:`.bounds` term by term. Cost: O(m^2 |F|^2) for Q (one product with the m x |F|^2 columns
-v o x_j o x_k). Measured at the root of German poly3 B = 9 (fit, incumbent -5011.9), at the same relaxed
-alpha: marginal bound -3063.5, shares -3891.7, shares with partners -3979.1 (benchmarks/RESULTS.md, bench_bnb).
+(:func:`share_bounds`); for degree 2 (W = gamma^2 / 2, Q_jk = gamma^2 V_jk^2 / 2 with V = X' diag(v) X,
+rest_j + Q_jj = f(alpha, I + j) - f(alpha, I)) this is the pair bound of :mod:`.bounds` term by term.
+Cost: Q by the Kronecker factors of W (:func:`_pair_quads`) or W itself, O(m^2 |F|^2) at most.
+Measured at the root of German poly3 B = 9 (fit, incumbent -5011.9), at the same relaxed alpha: marginal
+bound -3063.5, shares alone -3891.7, shares with partners for t = 2 only -3979.1, for every t -4144.9
+(the largest f(alpha, S) a local search finds there: -4360.4); German poly5 B = 9, first child: marginal
+241.0 (its cap f(alpha, U)), partners for t = 2 only -1729.6, for every t -2611.0 (incumbent -4734.4).
 """
 from __future__ import annotations
 
@@ -63,7 +67,8 @@ import numpy as np
 
 class FixedAlphaShares:
     """f(alpha, I) and the degree shares of a node (module docstring) at one feasible alpha, split as
-    e_j = rest_j + sum_{k in F} Q_jk: Q_jk the degree-2 part's pair terms, the rest the other degrees' shares."""
+    e_j = rest_j + sum_{k in F} Q_jk: rest_j the part of degree 1, Q_jk the pair terms of the parts of degree >= 2;
+    ``alone``: f(alpha, I + j) - f(alpha, I)."""
 
     def __init__(self, instance, alpha: np.ndarray, fixed, free):
         from .bounds import _machines     # here: bounds imports this module (its fit-sense hook)
@@ -82,20 +87,15 @@ class FixedAlphaShares:
             v = a[sv] * part.y[sv]
             X = part.X[sv]
             base = c + gamma * (X[:, fixed] @ X[:, fixed].T)
-            z = X[:, free] @ X[:, free].T
-            W = np.zeros_like(z)                       # Horner in z: sum_t binom(d, t) gamma^t a^(d-t) z^(t-1)
-            for t in range(d, 0, -1):
-                W = W * z + comb(d, t) * gamma ** t * base ** (d - t)
             Xv = X[:, free] * v[:, None]
-            self.rest += 0.5 * np.einsum("ij,ij->j", Xv, W @ Xv)
-            if d >= 2:                                 # Q_jk = 1/2 binom(d, 2) gamma^2 (v o x_j o x_k)' a^(d-2) (v o x_j o x_k)
-                self.Q += 0.5 * comb(d, 2) * gamma ** 2 * _pair_quads(Xv, X[:, free], base, X[:, fixed], c, gamma, d - 2)
+            self.rest += 0.5 * d * gamma * np.einsum("ij,ij->j", Xv, (base ** (d - 1)) @ Xv)   # t = 1
+            if d >= 2:
+                self.Q += _pair_quads(Xv, X[:, free], X[:, fixed], base, c, gamma, d)
             Vt = Xv
             for t in range(1, d + 1):                  # the monomials of beta_j alone: t = 1..d
                 self.alone += 0.5 * comb(d, t) * gamma ** t * np.einsum("ij,ij->j", Vt, (base ** (d - t)) @ Vt)
                 Vt = Vt * X[:, free]
             self.f_fixed += 0.5 * float(v @ (base ** d) @ v) - float(a.sum())
-        self.rest -= self.Q.sum(axis=1)
 
     def takes(self) -> dict:
         """{j: f(alpha, I + {j})} over F: f(alpha, I) + the monomials of beta_j alone,
@@ -115,24 +115,38 @@ class FixedAlphaShares:
         return dict(zip(self.free, (self.rest + np.diagonal(self.Q) + top).tolist()))
 
 
-def _pair_quads(Xv: np.ndarray, Xf: np.ndarray, base: np.ndarray, XI: np.ndarray, c: float, gamma: float,
-                p: int) -> np.ndarray:
-    """[(xv_j o x_k)' base^p (xv_j o x_k)]_{j,k} (base^p entrywise). base = c + gamma X_I X_I' = Phi Phi' with
-    Phi = [sqrt(c), sqrt(gamma) X_I], so base^p = Phi_p Phi_p' with Phi_p the row-wise p-th Kronecker power
-    ((|I| + 1)^p columns) and the entry is sum_q ((xv_j o phi_q)' x_k)^2: O((|I| + 1)^p m |F|^2) when that is
-    fewer columns than rows, else O(m^2 |F|^2) with base^p itself."""
+def _kron_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Row-wise Kronecker product: row i is A[i] (x) B[i]."""
+    return (A[:, :, None] * B[:, None, :]).reshape(A.shape[0], -1)
+
+
+def _pair_quads(Xv: np.ndarray, Xf: np.ndarray, XI: np.ndarray, base: np.ndarray, c: float, gamma: float,
+                d: int) -> np.ndarray:
+    """Q_jk = (v o x_j o x_k)' W (v o x_j o x_k) with W = 1/2 sum_{t=2}^d binom(d, t) gamma^t base^(d-t) z^(t-2)
+    (entrywise; base = c + gamma X_I X_I', z = X_F X_F'). Each term is a Gram matrix Phi_t Phi_t': Phi_t the
+    row-wise Kronecker product of d - t copies of [sqrt(c), sqrt(gamma) X_I] and t - 2 of X_F, so
+    Q_jk = sum_t sum_q ((v o x_j o phi_tq)' x_k)^2 costs O(columns x m |F|^2) when the columns are fewer
+    than the m rows; else O(m^2 |F|^2) with W itself."""
     m, nf = Xf.shape
     phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
-    power = np.ones((m, 1))
-    for _ in range(p):
-        power = (power[:, :, None] * phi[:, None, :]).reshape(m, -1)
-    if power.shape[1] < m:
+    scale = {t: 0.5 * comb(d, t) * gamma ** t for t in range(2, d + 1)}
+    if sum(phi.shape[1] ** (d - t) * nf ** (t - 2) for t in scale) < m:
         out = np.zeros((nf, nf))
-        for q in range(power.shape[1]):
-            out += np.square((Xv * power[:, q:q + 1]).T @ Xf)
+        for t, s in scale.items():
+            factor = np.ones((m, 1))
+            for _ in range(d - t):
+                factor = _kron_rows(factor, phi)
+            for _ in range(t - 2):
+                factor = _kron_rows(factor, Xf)
+            products = (_kron_rows(Xv, factor).T @ Xf).reshape(nf, -1, nf)     # [j, q, k]
+            out += s * np.square(products).sum(axis=1)
         return out
-    Y = (Xv[:, :, None] * Xf[:, None, :]).reshape(m, -1)
-    return np.einsum("ij,ij->j", Y, (base ** p) @ Y).reshape(nf, nf)
+    z = Xf @ Xf.T
+    W = np.zeros_like(z)
+    for t in range(d, 1, -1):                          # Horner in z
+        W = W * z + scale[t] * base ** (d - t)
+    Y = _kron_rows(Xv, Xf)                             # column (j, k): v o x_j o x_k
+    return np.einsum("ij,ij->j", Y, W @ Y).reshape(nf, nf)
 
 
 def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:

@@ -1,6 +1,7 @@
 """The degree-share bound of minlp_fs.exact.shares against exact values of every subset (enumeration at a
 fixed alpha and SVM solves), on small random instances drawn by hypothesis, polynomial kernels, fit sense."""
 import itertools
+from math import comb
 
 import numpy as np
 import pytest
@@ -145,15 +146,16 @@ def test_multiclass_shares_add_up_over_the_machines():
         inst.objective(alpha, tree.universe(fixed, free)), rel=1e-9)
 
 
-@given(seed=seeds, m=st.sampled_from([3, 40]), p=st.sampled_from([0, 1, 3]), n_fixed=st.integers(0, 3))
+@given(seed=seeds, m=st.sampled_from([3, 40, 200]), d=st.sampled_from([2, 3, 5]), n_fixed=st.integers(0, 3))
 @settings(max_examples=20, deadline=None)
-def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, p, n_fixed):
-    """The degree-2 pair terms (v o x_j o x_k)' base^p (v o x_j o x_k), base = c + gamma X_I X_I': by the Kronecker
-    factors of base (few fixed features) or by base^p itself (many), against the definition."""
+def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d, n_fixed):
+    """The pair terms (v o x_j o x_k)' W (v o x_j o x_k), W = 1/2 sum_{t >= 2} binom(d, t) gamma^t base^(d-t) z^(t-2):
+    by the Kronecker factors (few columns) or by W itself (many), against the definition."""
     rng = np.random.default_rng(seed)
     Xf, XI, v = rng.normal(size=(m, 4)), rng.normal(size=(m, n_fixed)), rng.normal(size=m)
     c, gamma = 0.7, 0.3
-    base = c + gamma * XI @ XI.T
+    base, z = c + gamma * XI @ XI.T, Xf @ Xf.T
+    W = sum(0.5 * comb(d, t) * gamma ** t * base ** (d - t) * z ** (t - 2) for t in range(2, d + 1))
     Xv = Xf * v[:, None]
-    expected = np.array([[(Xv[:, j] * Xf[:, k]) @ base ** p @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
-    assert np.allclose(_pair_quads(Xv, Xf, base, XI, c, gamma, p), expected, rtol=1e-9, atol=1e-9)
+    expected = np.array([[(Xv[:, j] * Xf[:, k]) @ W @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
+    assert np.allclose(_pair_quads(Xv, Xf, XI, base, c, gamma, d), expected, rtol=1e-9, atol=1e-9)
