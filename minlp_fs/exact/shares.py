@@ -50,13 +50,28 @@ bound is
 
     f(alpha, I) + rest_j + Q_jj + (the r largest over k in P of rest_k + Q_kk + 2 Q_jk + top_{r-1}{Q_kl : l in P - k})
 
+**Exact head.** In child t the taken feature j is in every subset, and its own share still carries
+z^(t-2) at F through Q_jj. Expanding z_(R + j) = x_j x_j' + z_R in e_j(R + j): the terms with x_j x_j' alone
+sum to the monomials of beta_j alone, f(alpha, I + j) - f(alpha, I) (``alone``); every other term holds at least
+one factor z_R = sum_{k in R} x_k x_k', so
+
+    e_j(R + j) <= f(alpha, I + j) - f(alpha, I) + sum_{k in R} (Q_jk + P_jk),
+    P_jk = sum_{e=0}^{d-3} (u o x_k)' W_e (u o x_k),  u = v o x_j^(2+e),  W_e = sum_{t=e+3}^d 1/2 binom(d, t) gamma^t binom(t-2, e) a^(d-t) z^(t-3-e)
+
+(binomial expansion of z_(R+j)^(t-2); the remaining z_R factors bounded by z = G_F as above). With P_jk moved
+into k's item too, the child's bound becomes
+
+    f(alpha, I + j) + (the r largest over k in P of rest_k + Q_kk + 2 Q_jk + P_jk + top_{r-1}{Q_kl : l in P - k})
+
 (:func:`share_bounds`); for degree 2 (W = gamma^2 / 2, Q_jk = gamma^2 V_jk^2 / 2 with V = X' diag(v) X,
 rest_j + Q_jj = f(alpha, I + j) - f(alpha, I)) this is the pair bound of :mod:`.bounds` term by term.
 Cost: Q by the Kronecker factors of W (:func:`_pair_quads`) or W itself, O(m^2 |F|^2) at most.
 Measured at the root of German poly3 B = 9 (fit, incumbent -5011.9), at the same relaxed alpha: marginal
 bound -3063.5, shares alone -3891.7, shares with partners for t = 2 only -3979.1, for every t -4144.9
 (the largest f(alpha, S) a local search finds there: -4360.4); German poly5 B = 9, first child: marginal
-241.0 (its cap f(alpha, U)), partners for t = 2 only -1729.6, for every t -2611.0 (incumbent -4734.4).
+241.0 (its cap f(alpha, U)), partners for t = 2 only -1729.6, for every t -2611.0 (incumbent -4734.4); with
+the exact head -4145.6 and -2615.1 there, and deeper in the tree the marginal bound is no longer the smaller one
+for any child (it was for 87 of 221 children on Cleveland poly5 B = 6, 32,962 of 37,834 on Sonar poly3 B = 6).
 """
 from __future__ import annotations
 
@@ -68,7 +83,7 @@ import numpy as np
 class FixedAlphaShares:
     """f(alpha, I) and the degree shares of a node (module docstring) at one feasible alpha, split as
     e_j = rest_j + sum_{k in F} Q_jk: rest_j the part of degree 1, Q_jk the pair terms of the parts of degree >= 2;
-    ``alone``: f(alpha, I + j) - f(alpha, I)."""
+    ``alone``: f(alpha, I + j) - f(alpha, I); P_jk: the head's pair terms (module docstring, exact head)."""
 
     def __init__(self, instance, alpha: np.ndarray, fixed, free):
         from .bounds import _machines     # here: bounds imports this module (its fit-sense hook)
@@ -82,6 +97,7 @@ class FixedAlphaShares:
         self.rest = np.zeros(len(free))
         self.alone = np.zeros(len(free))
         self.Q = np.zeros((len(free), len(free)))
+        self.P = np.zeros((len(free), len(free)))
         for part, a in _machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
             sv = np.flatnonzero(a > 0)
             v = a[sv] * part.y[sv]
@@ -89,8 +105,13 @@ class FixedAlphaShares:
             base = c + gamma * (X[:, fixed] @ X[:, fixed].T)
             Xv = X[:, free] * v[:, None]
             self.rest += 0.5 * d * gamma * np.einsum("ij,ij->j", Xv, (base ** (d - 1)) @ Xv)   # t = 1
-            if d >= 2:
-                self.Q += _pair_quads(Xv, X[:, free], X[:, fixed], base, c, gamma, d)
+            coef = {t: 0.5 * comb(d, t) * gamma ** t for t in range(d + 1)}
+            Xf, XI = X[:, free], X[:, fixed]
+            if d >= 2:                                 # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
+                self.Q += _pair_quads(Xv, Xf, XI, base, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)])
+            for e in range(d - 2):                     # P: u_j = v o x_j^(2+e), sum_t coef_t binom(t-2, e) a^(d-t) z^(t-3-e)
+                self.P += _pair_quads(Xv * Xf ** (1 + e), Xf, XI, base, c, gamma,
+                                      [(coef[t] * comb(t - 2, e), d - t, t - 3 - e) for t in range(e + 3, d + 1)])
             Vt = Xv
             for t in range(1, d + 1):                  # the monomials of beta_j alone: t = 1..d
                 self.alone += 0.5 * comb(d, t) * gamma ** t * np.einsum("ij,ij->j", Vt, (base ** (d - t)) @ Vt)
@@ -120,44 +141,42 @@ def _kron_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return (A[:, :, None] * B[:, None, :]).reshape(A.shape[0], -1)
 
 
-def _pair_quads(Xv: np.ndarray, Xf: np.ndarray, XI: np.ndarray, base: np.ndarray, c: float, gamma: float,
-                d: int) -> np.ndarray:
-    """Q_jk = (v o x_j o x_k)' W (v o x_j o x_k) with W = 1/2 sum_{t=2}^d binom(d, t) gamma^t base^(d-t) z^(t-2)
-    (entrywise; base = c + gamma X_I X_I', z = X_F X_F'). Each term is a Gram matrix Phi_t Phi_t': Phi_t the
-    row-wise Kronecker product of d - t copies of [sqrt(c), sqrt(gamma) X_I] and t - 2 of X_F, so
-    Q_jk = sum_t sum_q ((v o x_j o phi_tq)' x_k)^2 costs O(columns x m |F|^2) when the columns are fewer
-    than the m rows; else O(m^2 |F|^2) with W itself."""
+def _pair_quads(U: np.ndarray, Xf: np.ndarray, XI: np.ndarray, base: np.ndarray, c: float, gamma: float,
+                terms) -> np.ndarray:
+    """[sum over (s, p, q) in ``terms`` of s (u_j o x_k)' (base^p o z^q) (u_j o x_k)]_{j,k} (powers entrywise;
+    base = c + gamma X_I X_I', z = X_F X_F'). Each base^p o z^q is a Gram matrix Phi Phi': Phi the row-wise
+    Kronecker product of p copies of [sqrt(c), sqrt(gamma) X_I] and q of X_F, so the entry is
+    sum_Phi sum_col ((u_j o phi_col)' x_k)^2, O(columns x m |F|^2) when the columns are fewer than the m rows;
+    else O(m^2 |F|^2) with the matrix itself."""
     m, nf = Xf.shape
     phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
-    scale = {t: 0.5 * comb(d, t) * gamma ** t for t in range(2, d + 1)}
-    if sum(phi.shape[1] ** (d - t) * nf ** (t - 2) for t in scale) < m:
+    if sum(phi.shape[1] ** p * nf ** q for _, p, q in terms) < m:
         out = np.zeros((nf, nf))
-        for t, s in scale.items():
+        for s, p, q in terms:
             factor = np.ones((m, 1))
-            for _ in range(d - t):
+            for _ in range(p):
                 factor = _kron_rows(factor, phi)
-            for _ in range(t - 2):
+            for _ in range(q):
                 factor = _kron_rows(factor, Xf)
-            products = (_kron_rows(Xv, factor).T @ Xf).reshape(nf, -1, nf)     # [j, q, k]
+            products = (_kron_rows(U, factor).T @ Xf).reshape(nf, -1, nf)     # [j, column, k]
             out += s * np.square(products).sum(axis=1)
         return out
     z = Xf @ Xf.T
-    W = np.zeros_like(z)
-    for t in range(d, 1, -1):                          # Horner in z
-        W = W * z + scale[t] * base ** (d - t)
-    Y = _kron_rows(Xv, Xf)                             # column (j, k): v o x_j o x_k
+    W = sum(s * base ** p * z ** q for s, p, q in terms)
+    Y = _kron_rows(U, Xf)                              # column (j, k): u_j o x_k
     return np.einsum("ij,ij->j", Y, W @ Y).reshape(nf, nf)
 
 
 def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:
     """Upper bounds of f(alpha, S) >= g(S) over each child t of the split of (I, F, need) by ``order`` (module
-    docstring, partner bound): child t takes j = order[t] and R, r = need - 1 features of P = order[t+1:];
-    its bound is f(alpha, I) + rest_j + Q_jj + the r largest over k in P of
-    rest_k + Q_kk + 2 Q_jk + top_{r-1}{Q_kl : l in P - k} (the pairs (j, k) moved to k's item). For
-    degree 2 this is :func:`.bounds.pair_bounds` (rest_j + Q_jj is the gain at I, 2 Q = D)."""
+    docstring, partner bound with the exact head): child t takes j = order[t] and R, r = need - 1 features of
+    P = order[t+1:]; its bound is f(alpha, I + j) + the r largest over k in P of
+    rest_k + Q_kk + 2 Q_jk + P_jk + top_{r-1}{Q_kl : l in P - k} (the pairs (j, k) moved to k's item)."""
     o = shares.index(order)
     Q = shares.Q[np.ix_(o, o)]
-    alone = shares.rest[o] + np.diagonal(Q)
+    P = shares.P[np.ix_(o, o)]
+    own = shares.rest[o] + np.diagonal(Q)
+    alone = shares.alone[o]
     r = need - 1
     bounds = []
     for t in range(len(order) - need + 1):
@@ -168,6 +187,6 @@ def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:
                 pool = Q[t + 1:, t + 1:].copy()
                 np.fill_diagonal(pool, -np.inf)
                 partners = -np.sort(-pool, axis=1)[:, :r - 1].sum(axis=1)
-            head += float(-np.sort(-(alone[t + 1:] + 2.0 * Q[t + 1:, t] + partners))[:r].sum())
+            head += float(-np.sort(-(own[t + 1:] + 2.0 * Q[t + 1:, t] + P[t, t + 1:] + partners))[:r].sum())
         bounds.append(float(head))
     return bounds

@@ -149,13 +149,34 @@ def test_multiclass_shares_add_up_over_the_machines():
 @given(seed=seeds, m=st.sampled_from([3, 40, 200]), d=st.sampled_from([2, 3, 5]), n_fixed=st.integers(0, 3))
 @settings(max_examples=20, deadline=None)
 def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d, n_fixed):
-    """The pair terms (v o x_j o x_k)' W (v o x_j o x_k), W = 1/2 sum_{t >= 2} binom(d, t) gamma^t base^(d-t) z^(t-2):
+    """Q's terms (v o x_j o x_k)' W (v o x_j o x_k), W = 1/2 sum_{t >= 2} binom(d, t) gamma^t base^(d-t) z^(t-2):
     by the Kronecker factors (few columns) or by W itself (many), against the definition."""
     rng = np.random.default_rng(seed)
     Xf, XI, v = rng.normal(size=(m, 4)), rng.normal(size=(m, n_fixed)), rng.normal(size=m)
     c, gamma = 0.7, 0.3
     base, z = c + gamma * XI @ XI.T, Xf @ Xf.T
-    W = sum(0.5 * comb(d, t) * gamma ** t * base ** (d - t) * z ** (t - 2) for t in range(2, d + 1))
+    terms = [(0.5 * comb(d, t) * gamma ** t, d - t, t - 2) for t in range(2, d + 1)]
+    W = sum(s * base ** p * z ** q for s, p, q in terms)
     Xv = Xf * v[:, None]
     expected = np.array([[(Xv[:, j] * Xf[:, k]) @ W @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
-    assert np.allclose(_pair_quads(Xv, Xf, XI, base, c, gamma, d), expected, rtol=1e-9, atol=1e-9)
+    assert np.allclose(_pair_quads(Xv, Xf, XI, base, c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", POLY)
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_head_pairs_bound_the_cross_monomials(kernel, seed, data, random_feasible_alpha):
+    """e_j(R + j) <= f(alpha, I + j) - f(alpha, I) + sum_{k in R} (Q_jk + P_jk) (module docstring, exact head) for
+    every R, with the shares of R + j computed exactly (F = R + j)."""
+    n, B = 7, 4
+    inst = random_instance(seed, 20, n, B, kernel, "fit")
+    alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    fixed, free, need = node(data, n, B)
+    whole = FixedAlphaShares(inst, alpha, fixed, free)
+    for j in free:
+        for R in itertools.combinations([k for k in free if k != j], need - 1):
+            part = FixedAlphaShares(inst, alpha, fixed, (j, *R))
+            e_j = part.rest[0] + part.Q[0].sum()
+            i, ks = whole.index([j])[0], whole.index(R)
+            bound = whole.alone[i] + (whole.Q[i, ks] + whole.P[i, ks]).sum()
+            assert e_j <= bound + tol(bound)
