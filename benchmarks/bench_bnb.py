@@ -22,9 +22,11 @@ Wall times on a shared 2-core machine: compare the ratios of a row, measured bac
 
     python benchmarks/bench_bnb.py [--quick] [--certificates] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
     python benchmarks/bench_bnb.py --bmax-limit SECONDS [--jobs N]     # only (e), longer limits, own section
-    python benchmarks/bench_bnb.py --only german:poly3:fit:9 [--only ...] [--bmax-limit SECONDS] [--jobs N] --section NAME
-        # only the chosen rows: side by side with enumeration as in (a), or bnb alone with a limit as in (e),
-        # in section NAME, beside the rows of the same instances recorded in sections bench_bnb and bench_bnb_bmax
+    python benchmarks/bench_bnb.py --only cleveland:poly3:paper:6 [...]                     # chosen rows of (a), printed only
+    python benchmarks/bench_bnb.py --bmax-limit SECONDS --only german:poly3:paper:9 [...]   # chosen rows of (e), printed only
+    python benchmarks/bench_bnb.py --only ... [--bmax-limit SECONDS] [--repeat N] --section NAME
+        # the chosen rows written to section NAME (with CPU seconds; --repeat: of N runs of (a), the one of
+        # median CPU ratio), beside the rows of the same instances recorded in bench_bnb and bench_bnb_bmax
 """
 from __future__ import annotations
 
@@ -104,25 +106,26 @@ def summary(rows, least=1000):
             f"CPU ratio {cp[0]:.1f}x to {cp[-1]:.1f}x (median {cp[len(cp) // 2]:.1f}x).")
 
 
-def side_by_side(data_dir, cases, kernels, senses=("paper", "fit")):
+def side_by_side(data_dir, cases, kernels, units=None):
+    """Part (a) over (dataset, B) x kernels x both senses, or only ``units`` (dataset, B, kernel, sense)."""
+    if units is None:
+        units = [(ds, B, kernel, sense) for ds, B in cases for kernel in kernels for sense in ("paper", "fit")]
     rows = ["| dataset | n | kernel | sense | B | C(n,B) | same optimum | enum time (s) | bnb time (s) | "
             "time ratio | enum QPs | bnb QPs (heuristic + tree) | QP ratio | bnb nodes | enum CPU (s) | bnb CPU (s) | "
             "CPU ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for ds, B in cases:
-        for kernel in kernels:
-            for sense in senses:
-                inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
-                cpu = []
-                enum, t_e = timed(inst, "enumerate", cpu)
-                bnb, t_b = timed(inst, "bnb", cpu)
-                same = abs(enum.objective - bnb.objective) <= 1e-6 * max(1.0, abs(enum.objective))
-                q_b = bnb.n_svm_solves
-                rows.append(f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | "
-                            f"{'yes' if same and bnb.certified else 'NO'} | {t_e:.2f} | {t_b:.2f} | {t_e / t_b:.1f}x | "
-                            f"{enum.n_svm_solves:,} | {q_b:,} ({bnb.info['heuristic_svm_solves']:,} + "
-                            f"{bnb.info['qps']:,}) | {enum.n_svm_solves / q_b:.1f}x | {bnb.info['nodes']:,} | "
-                            f"{cpu[0]:.2f} | {cpu[1]:.2f} | {cpu[0] / cpu[1]:.1f}x |")
-                print(rows[-1], flush=True)
+    for ds, B, kernel, sense in units:
+        inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
+        cpu = []
+        enum, t_e = timed(inst, "enumerate", cpu)
+        bnb, t_b = timed(inst, "bnb", cpu)
+        same = abs(enum.objective - bnb.objective) <= 1e-6 * max(1.0, abs(enum.objective))
+        q_b = bnb.n_svm_solves
+        rows.append(f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | "
+                    f"{'yes' if same and bnb.certified else 'NO'} | {t_e:.2f} | {t_b:.2f} | {t_e / t_b:.1f}x | "
+                    f"{enum.n_svm_solves:,} | {q_b:,} ({bnb.info['heuristic_svm_solves']:,} + "
+                    f"{bnb.info['qps']:,}) | {enum.n_svm_solves / q_b:.1f}x | {bnb.info['nodes']:,} | "
+                    f"{cpu[0]:.2f} | {cpu[1]:.2f} | {cpu[0] / cpu[1]:.1f}x |")
+        print(rows[-1], flush=True)
     return rows
 
 
@@ -152,13 +155,20 @@ def _bmax_row(data_dir, ds, B, kernel, sense, limit, cpu: bool = False) -> str:
     return row
 
 
-def at_paper_bmax(data_dir, cases, limit, jobs: int = 1, units=None):
+def only_spec(text: str) -> tuple:
+    """``dataset:kernel:sense:B`` of ``--only`` as (dataset, B, kernel, sense), part (e)'s unit."""
+    parts = text.split(":")
+    if len(parts) != 4 or parts[2] not in ("paper", "fit") or not parts[3].isdigit():
+        raise argparse.ArgumentTypeError(f"expected dataset:kernel:sense:B (e.g. german:poly3:paper:9), got {text!r}")
+    return parts[0], int(parts[3]), parts[1], parts[2]
+
+
+def at_paper_bmax(data_dir, cases, limit, jobs: int = 1, units=None, cpu: bool = False):
     """Part (e): bnb at each dataset's B_max, every polynomial kernel, both senses; ``jobs`` runs at a time
-    (each a sequential bnb in its own loky process), rows in the order of the cases. ``units``: only these
-    (dataset, B, kernel, sense), with a CPU-seconds column."""
+    (each a sequential bnb in its own loky process), rows in the order of the cases; ``units``: only these
+    (dataset, B, kernel, sense) instead; ``cpu``: with a column of each run's CPU seconds."""
     from joblib import Parallel, delayed
 
-    cpu = units is not None
     if units is None:
         units = [(ds, B, kernel, sense) for ds, B in cases for kernel in ("poly2", "poly3", "poly5")
                  for sense in ("paper", "fit")]
@@ -167,18 +177,9 @@ def at_paper_bmax(data_dir, cases, limit, jobs: int = 1, units=None):
             "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if cpu else ""), *rows]
 
 
-def parse_only(spec: str) -> tuple:
-    """``dataset:kernel:sense:B`` -> (dataset, B, kernel, sense)."""
-    try:
-        ds, kernel, sense, B = spec.split(":")
-        return ds, int(B), kernel, sense
-    except ValueError:
-        raise SystemExit(f"--only {spec!r}: expected dataset:kernel:sense:B, e.g. german:poly3:fit:9") from None
-
-
 def recorded_rows(output: str, units) -> list:
     """The rows of ``units`` (dataset, B, kernel, sense) recorded in sections bench_bnb and bench_bnb_bmax of
-    ``output`` (the figures this run is compared with), each prefixed by its section's name."""
+    ``output`` (the figures a run is compared with), each prefixed by its section's name."""
     text = Path(output).read_text() if Path(output).exists() else ""
     found = []
     for name in ("bench_bnb", "bench_bnb_bmax"):
@@ -195,21 +196,19 @@ def recorded_rows(output: str, units) -> list:
 
 
 def only_section(args) -> None:
-    """The chosen rows (``--only``) in section ``--section``: bnb alone with ``--bmax-limit``, else side by
-    side with enumeration; then the rows of the same instances recorded in bench_bnb and bench_bnb_bmax."""
-    units = [parse_only(spec) for spec in args.only]
+    """The chosen rows (``--only``) in section ``--section``: bnb alone with ``--bmax-limit`` (with CPU seconds),
+    else side by side with enumeration (of ``--repeat`` runs, the one of median CPU ratio); then the rows of the
+    same instances recorded in bench_bnb and bench_bnb_bmax."""
     started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
-    before = recorded_rows(args.output, units)
+    before = recorded_rows(args.output, args.only)
     warm_up(args.data_dir)
     if args.bmax_limit is not None:
-        rows = at_paper_bmax(args.data_dir, None, args.bmax_limit, args.jobs, units)
+        rows = at_paper_bmax(args.data_dir, PAPER_BMAX, args.bmax_limit, args.jobs, args.only, cpu=True)
         what = f"bnb alone, {args.bmax_limit:.0f} s per run, {args.jobs} run(s) at a time (each n_jobs = 1)"
     else:
-        rows = ["| dataset | n | kernel | sense | B | C(n,B) | same optimum | enum time (s) | bnb time (s) | "
-                "time ratio | enum QPs | bnb QPs (heuristic + tree) | QP ratio | bnb nodes | enum CPU (s) | "
-                "bnb CPU (s) | CPU ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-        for ds, B, kernel, sense in units:   # the run of median CPU ratio among --repeat back-to-back runs
-            runs = [side_by_side(args.data_dir, [(ds, B)], (kernel,), (sense,))[2] for _ in range(args.repeat)]
+        rows = side_by_side(args.data_dir, None, None, [])
+        for unit in args.only:
+            runs = [side_by_side(args.data_dir, None, None, [unit])[2] for _ in range(args.repeat)]
             rows.append(sorted(runs, key=lambda r: float(r.split(" | ")[16].rstrip("x |")))[len(runs) // 2])
         what = ("bnb and enumeration back to back, as in part (a)"
                 + (f"; of {args.repeat} such runs, the one of median CPU ratio" if args.repeat > 1 else ""))
@@ -319,13 +318,23 @@ def main():
     p.add_argument("--bmax-limit", type=float, default=None,
                    help="only part (e), with this time limit per run, in its own section (bench_bnb_bmax)")
     p.add_argument("--jobs", type=int, default=1, help="with --bmax-limit: runs at a time (one process each)")
-    p.add_argument("--only", action="append", default=None, metavar="DATASET:KERNEL:SENSE:B",
-                   help="only these rows (repeat the option): vs enumeration, or alone with --bmax-limit")
-    p.add_argument("--section", default="bench_bnb_only", help="with --only: the RESULTS.md section to write")
-    p.add_argument("--repeat", type=int, default=1, help="with --only, without --bmax-limit: runs per row (median kept)")
+    p.add_argument("--only", type=only_spec, nargs="+", default=None, metavar="DATASET:KERNEL:SENSE:B",
+                   help="only these rows of part (a), or of part (e) with --bmax-limit, printed (no section written)")
+    p.add_argument("--section", default=None, help="with --only: write the rows to this RESULTS.md section")
+    p.add_argument("--repeat", type=int, default=1, help="with --only and --section, without --bmax-limit: runs per row")
     args = p.parse_args()
-    if args.only:
+    if args.only is not None and args.section is not None:
         only_section(args)
+        return
+    if args.only is not None:
+        load0 = os.getloadavg()
+        print(f"load average (1 min) at start {load0[0]:.1f}", flush=True)
+        if args.bmax_limit is None:
+            warm_up(args.data_dir)
+            side_by_side(args.data_dir, None, None, args.only)
+        else:
+            at_paper_bmax(args.data_dir, PAPER_BMAX, args.bmax_limit, args.jobs, args.only)
+        print(f"load average (1 min) at end {os.getloadavg()[0]:.1f}")
         return
     if args.bmax_limit is not None:
         started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
