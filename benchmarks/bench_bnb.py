@@ -318,7 +318,7 @@ def main():
     p.add_argument("--bmax-limit", type=float, default=None,
                    help="only part (e), with this time limit per run, in its own section (bench_bnb_bmax)")
     p.add_argument("--jobs", type=int, default=1, help="with --bmax-limit: runs at a time (one process each)")
-    p.add_argument("--only", type=only_spec, nargs="+", default=None, metavar="DATASET:KERNEL:SENSE:B",
+    p.add_argument("--only", type=only_spec, nargs="+", action="extend", default=None, metavar="DATASET:KERNEL:SENSE:B",
                    help="only these rows of part (a), or of part (e) with --bmax-limit, printed (no section written)")
     p.add_argument("--section", default=None, help="with --only: write the rows to this RESULTS.md section")
     p.add_argument("--repeat", type=int, default=1, help="with --only and --section, without --bmax-limit: runs per row")
