@@ -173,7 +173,8 @@ def at_paper_bmax(data_dir, cases, limit, jobs: int = 1, units=None, cpu: bool =
         units = [(ds, B, kernel, sense) for ds, B in cases for kernel in ("poly2", "poly3", "poly5")
                  for sense in ("paper", "fit")]
     rows = Parallel(n_jobs=jobs)(delayed(_bmax_row)(data_dir, *u, limit, cpu) for u in units)
-    return ["| dataset | n | kernel | sense | B | C(n,B) | status | gap % | time (s) | QPs | nodes |" + (" CPU (s) |" if cpu else ""),
+    return ["| dataset | n | kernel | sense | B | C(n,B) | status | gap % | time (s) | QPs | nodes |"
+            + (" CPU (s) |" if cpu else ""),
             "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if cpu else ""), *rows]
 
 

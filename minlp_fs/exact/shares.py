@@ -56,7 +56,8 @@ sum to the monomials of beta_j alone, f(alpha, I + j) - f(alpha, I) (``alone``);
 one factor z_R = sum_{k in R} x_k x_k', so
 
     e_j(R + j) <= f(alpha, I + j) - f(alpha, I) + sum_{k in R} (Q_jk + P_jk),
-    P_jk = sum_{e=0}^{d-3} (u o x_k)' W_e (u o x_k),  u = v o x_j^(2+e),  W_e = sum_{t=e+3}^d 1/2 binom(d, t) gamma^t binom(t-2, e) a^(d-t) z^(t-3-e)
+    P_jk = sum_{e=0}^{d-3} (u o x_k)' W_e (u o x_k),   u = v o x_j^(2+e),
+    W_e = sum_{t=e+3}^d 1/2 binom(d, t) gamma^t binom(t-2, e) a^(d-t) z^(t-3-e)
 
 (binomial expansion of z_(R+j)^(t-2); the remaining z_R factors bounded by z = G_F as above). With P_jk moved
 into k's item too, the child's bound becomes
@@ -109,7 +110,7 @@ class FixedAlphaShares:
             Xf, XI = X[:, free], X[:, fixed]
             if d >= 2:                                 # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
                 self.Q += _pair_quads(Xv, Xf, XI, base, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)])
-            for e in range(d - 2):                     # P: u_j = v o x_j^(2+e), sum_t coef_t binom(t-2, e) a^(d-t) z^(t-3-e)
+            for e in range(d - 2):                     # P: u_j = v o x_j^(2+e), W_e (module docstring)
                 self.P += _pair_quads(Xv * Xf ** (1 + e), Xf, XI, base, c, gamma,
                                       [(coef[t] * comb(t - 2, e), d - t, t - 3 - e) for t in range(e + 3, d + 1)])
             Vt = Xv
