@@ -103,21 +103,21 @@ class FixedAlphaShares:
             sv = np.flatnonzero(a > 0)
             v = a[sv] * part.y[sv]
             X = part.X[sv]
-            base = c + gamma * (X[:, fixed] @ X[:, fixed].T)
-            Xv = X[:, free] * v[:, None]
-            self.rest += 0.5 * d * gamma * np.einsum("ij,ij->j", Xv, (base ** (d - 1)) @ Xv)   # t = 1
-            coef = {t: 0.5 * comb(d, t) * gamma ** t for t in range(d + 1)}
             Xf, XI = X[:, free], X[:, fixed]
+            pw = _Powers(c + gamma * (XI @ XI.T), Xf)
+            Xv = Xf * v[:, None]
+            self.rest += 0.5 * d * gamma * np.einsum("ij,ij->j", Xv, pw.a(d - 1) @ Xv)   # t = 1
+            coef = {t: 0.5 * comb(d, t) * gamma ** t for t in range(d + 1)}
             if d >= 2:                                 # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
-                self.Q += _pair_quads(Xv, Xf, XI, base, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)])
+                self.Q += _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)])
             for e in range(d - 2):                     # P: u_j = v o x_j^(2+e), W_e (module docstring)
-                self.P += _pair_quads(Xv * Xf ** (1 + e), Xf, XI, base, c, gamma,
+                self.P += _pair_quads(Xv * Xf ** (1 + e), XI, pw, c, gamma,
                                       [(coef[t] * comb(t - 2, e), d - t, t - 3 - e) for t in range(e + 3, d + 1)])
             Vt = Xv
             for t in range(1, d + 1):                  # the monomials of beta_j alone: t = 1..d
-                self.alone += 0.5 * comb(d, t) * gamma ** t * np.einsum("ij,ij->j", Vt, (base ** (d - t)) @ Vt)
-                Vt = Vt * X[:, free]
-            self.f_fixed += 0.5 * float(v @ (base ** d) @ v) - float(a.sum())
+                self.alone += coef[t] * np.einsum("ij,ij->j", Vt, pw.a(d - t) @ Vt)
+                Vt = Vt * Xf
+            self.f_fixed += 0.5 * float(v @ pw.a(d) @ v) - float(a.sum())
 
     def takes(self) -> dict:
         """{j: f(alpha, I + {j})} over F: f(alpha, I) + the monomials of beta_j alone,
@@ -142,13 +142,32 @@ def _kron_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return (A[:, :, None] * B[:, None, :]).reshape(A.shape[0], -1)
 
 
-def _pair_quads(U: np.ndarray, Xf: np.ndarray, XI: np.ndarray, base: np.ndarray, c: float, gamma: float,
-                terms) -> np.ndarray:
+class _Powers:
+    """Entrywise powers a^p of base = c + gamma X_I X_I' and z^q of z = X_F X_F' (over the support rows), each
+    computed once per fixed alpha."""
+
+    def __init__(self, base: np.ndarray, Xf: np.ndarray):
+        self.Xf = Xf
+        self._a, self._z = {1: base}, {}
+
+    def a(self, p: int) -> np.ndarray:
+        if p not in self._a:
+            self._a[p] = self._a[1] ** p
+        return self._a[p]
+
+    def z(self, q: int) -> np.ndarray:
+        if q not in self._z:
+            self._z[q] = self.Xf @ self.Xf.T if q == 1 else self.z(1) ** q
+        return self._z[q]
+
+
+def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: float, terms) -> np.ndarray:
     """[sum over (s, p, q) in ``terms`` of s (u_j o x_k)' (base^p o z^q) (u_j o x_k)]_{j,k} (powers entrywise;
     base = c + gamma X_I X_I', z = X_F X_F'). Each base^p o z^q is a Gram matrix Phi Phi': Phi the row-wise
     Kronecker product of p copies of [sqrt(c), sqrt(gamma) X_I] and q of X_F, so the entry is
     sum_Phi sum_col ((u_j o phi_col)' x_k)^2, O(columns x m |F|^2) when the columns are fewer than the m rows;
     else O(m^2 |F|^2) with the matrix itself."""
+    Xf = pw.Xf
     m, nf = Xf.shape
     phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
     if sum(phi.shape[1] ** p * nf ** q for _, p, q in terms) < m:
@@ -162,8 +181,7 @@ def _pair_quads(U: np.ndarray, Xf: np.ndarray, XI: np.ndarray, base: np.ndarray,
             products = (_kron_rows(U, factor).T @ Xf).reshape(nf, -1, nf)     # [j, column, k]
             out += s * np.square(products).sum(axis=1)
         return out
-    z = Xf @ Xf.T
-    W = sum(s * base ** p * z ** q for s, p, q in terms)
+    W = sum(s * pw.a(p) * pw.z(q) for s, p, q in terms)
     Y = _kron_rows(U, Xf)                              # column (j, k): u_j o x_k
     return np.einsum("ij,ij->j", Y, W @ Y).reshape(nf, nf)
 

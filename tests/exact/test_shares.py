@@ -12,7 +12,7 @@ from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.exact import tree
 from minlp_fs.exact.bounds import (FixedAlphaQuadratic, marginal_bound, marginal_gains, pair_bounds,
                                    relaxed_gram)
-from minlp_fs.exact.shares import FixedAlphaShares, _pair_quads, share_bounds
+from minlp_fs.exact.shares import FixedAlphaShares, _pair_quads, _Powers, share_bounds
 from minlp_fs.instance import make_instance
 
 from bnb_helpers import random_instance, value_table
@@ -159,7 +159,7 @@ def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d,
     W = sum(s * base ** p * z ** q for s, p, q in terms)
     Xv = Xf * v[:, None]
     expected = np.array([[(Xv[:, j] * Xf[:, k]) @ W @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
-    assert np.allclose(_pair_quads(Xv, Xf, XI, base, c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
+    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("kernel", POLY)
