@@ -39,6 +39,12 @@ Three bounds are proven here:
   A child T = I + {j_t} with pool P = order[t+1:] has g_k(T) = g_k + D_{j_t k}, so its bound is
   f(alpha, I) + g_{j_t} + the r largest of g_k + D_{j_t k} + 1/2 top_{r-1}{D_kl : l in P - k}. The
   marginal bound charges each feature its interactions with ALL of U; this one only its r - 1 largest.
+* **fixed-alpha degree shares** (:mod:`.shares`; fit sense, polynomial kernels of any degree with c >= 0):
+  every monomial of f(alpha, .) in beta has a nonnegative coefficient; charging each to the features of
+  its support in proportion to their exponents gives shares e_j with f(alpha, I u R) <= f(alpha, I) +
+  sum_{j in R} e_j (each monomial inside R is charged wholly to R), e_j <= the marginal gain, and the
+  parts of degree >= 2 of each share charged to its r - 1 best partners only (for degree 2 the pair bound).
+  Degrees other than 2 use the smaller of it and the marginal bound.
 
 The Gaussian kernel has neither property (appendix counterexample); there only the trivial bound
 (paper sense) is used, and the tree enumerates the leaves.
@@ -51,6 +57,7 @@ from ..heuristics.screening import FixedAlpha
 from ..kernels import PolynomialKernel
 from ..objective import primal_point
 from . import tree
+from .shares import FixedAlphaShares, share_bounds
 
 
 def primal_lower_bound(K: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray) -> float:
@@ -158,10 +165,12 @@ def quadratic(kernel) -> bool:
 
 def _fit_basis(instance, alpha: np.ndarray, fixed, free, deadline=None):
     """What the fit-sense order and bounds of (I, F) at ``alpha`` rest on: degree 2, the fixed-alpha
-    quadratic on U = I u F; other degrees, :func:`marginal_gains` at U."""
+    quadratic on U = I u F; other degrees, :func:`marginal_gains` at U and the degree shares of
+    :mod:`.shares`."""
     if quadratic(instance.kernel):
         return FixedAlphaQuadratic(instance, alpha, tree.universe(fixed, free))
-    return marginal_gains(instance, alpha, fixed, free, deadline)
+    shares = FixedAlphaShares(instance, alpha, fixed, free)
+    return marginal_gains(instance, alpha, fixed, free, deadline, shares.takes()), shares
 
 
 def _order(basis, fixed, free, need: int) -> list:
@@ -171,30 +180,32 @@ def _order(basis, fixed, free, need: int) -> list:
         np.fill_diagonal(D, -np.inf)
         score = gain + 0.5 * -np.sort(-D, axis=1)[:, :need - 1].sum(axis=1) if need > 1 else gain
         return [j for _, j in sorted(zip(-score, free))]
-    gains = basis[2]
-    return sorted(free, key=lambda j: (-gains[j], j))
+    share = basis[1].shares(need)
+    return sorted(free, key=lambda j: (-share[j], j))
 
 
 def _child_bounds(basis, fixed, need: int, order) -> list:
     if isinstance(basis, FixedAlphaQuadratic):
         bounds = pair_bounds(basis, fixed, order, need)
     else:
-        f_take, f_all, gains = basis
-        bounds = [marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:])
-                  for t in range(len(order) - need + 1)]
+        (f_take, f_all, gains), shares = basis
+        bounds = [min(marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]), share)
+                  for t, share in enumerate(share_bounds(shares, order, need))]
     return [-b for b in bounds]
 
 
 def fit_order(instance, alpha: np.ndarray, fixed, free, need: int, deadline=None) -> list:
     """The order the fit sense splits a node by: largest estimated gain first (degree 2: g_j plus half the
-    need - 1 largest pair terms of j; other degrees: the marginal gains at U)."""
+    need - 1 largest pair terms of j; other degrees: its degree share with its need - 1 best partners,
+    :meth:`.shares.FixedAlphaShares.shares`)."""
     return _order(_fit_basis(instance, alpha, fixed, free, deadline), fixed, free, need)
 
 
 def fit_child_bounds(instance, alpha: np.ndarray, fixed, free, need: int, order, deadline=None) -> list:
     """Score bounds (-f terms) of the children of the split of (I, F, need) by ``order`` from one feasible
     alpha: degree 2, the pair bound (at most the marginal one: 1/2 top_{r-1} of a row of D >= 0 is at most
-    its sum); other polynomial degrees, the marginal bound. Shared by the search and the verifier."""
+    its sum); other polynomial degrees, the smaller of the marginal and the degree-share bound
+    (:func:`.shares.share_bounds`). Shared by the search and the verifier."""
     return _child_bounds(_fit_basis(instance, alpha, fixed, free, deadline), fixed, need, order)
 
 
@@ -222,13 +233,15 @@ def relaxed_gram(instance, fixed, free, need: int) -> np.ndarray:
 RELAX = 1.5
 
 
-def marginal_gains(instance, alpha: np.ndarray, fixed, free, deadline=None) -> tuple:
-    """At a fixed alpha, with U = I u F: ({j: f(alpha, I + {j})}, f(alpha, U), {j: f(alpha, U) - f(alpha, U - {j})}), j in F."""
+def marginal_gains(instance, alpha: np.ndarray, fixed, free, deadline=None, takes=None) -> tuple:
+    """At a fixed alpha, with U = I u F: ({j: f(alpha, I + {j})}, f(alpha, U), {j: f(alpha, U) - f(alpha, U - {j})}), j in F.
+    ``takes``: the first of these if already known (:meth:`.shares.FixedAlphaShares.takes`)."""
     fa = FixedAlpha(instance, alpha, deadline)
     universe = tree.universe(fixed, free)
     f_all = fa.value(universe)
     removed = fa.removal_values(universe)
-    return fa.addition_values(fixed, free), f_all, {j: f_all - removed[j] for j in free}
+    takes = fa.addition_values(fixed, free) if takes is None else takes
+    return takes, f_all, {j: f_all - removed[j] for j in free}
 
 
 def marginal_bound(f_take: float, f_all: float, gains: dict, r: int, pool) -> float:

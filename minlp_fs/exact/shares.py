@@ -1,0 +1,211 @@
+"""Degree-share bound of a fit-sense node at a fixed alpha, polynomial kernels of any degree with c >= 0.
+
+Fit sense (maximise g): for ANY feasible alpha, g(S) <= f(alpha, S) = 1/2 v'K_S v - e'alpha, v = alpha * y
+(g is a minimum over alpha). A node (I, F, need) holds the S = I u R, R subset of F, |R| = r = need.
+With beta_j in {0, 1} on F (1 on I) and a = c + gamma G_I, G_I = X_I X_I' (over the rows),
+
+    p(beta) = 1/2 sum_{i,h} v_i v_h (a_ih + gamma sum_{j in F} beta_j x_ij x_hj)^d,   f(alpha, I u R) = p(1_R) - e'alpha.
+
+Expanding the power, the part homogeneous of degree t in beta is
+p_t(beta) = 1/2 binom(d, t) gamma^t sum_{i,h} v_i v_h a_ih^(d-t) (sum_j beta_j x_ij x_hj)^t, and the
+coefficient of a monomial beta^m (|m| = t) is 1/2 binom(d, t) gamma^t multinom(t; m) w'A_t w with
+w_i = v_i prod_j x_ij^(m_j) and A_t = (a_ih^(d-t)): entrywise powers of the polynomial kernel matrix
+c + gamma G_I with c >= 0 are PSD (Schur product theorem), so EVERY monomial coefficient is >= 0
+(Proposition 1's argument, with I's features folded into a; the signs of x do not matter).
+
+**Allocation.** Charge each monomial m of degree t >= 1 to the features of its support, m_j / t to j, and let
+e_j be j's total charge at beta = 1_F:
+
+    e_j = sum_{t=1}^d (1/t) [beta_j d p_t / d beta_j](1_F)   (Euler: sum_j beta_j d_j p_t = t p_t).
+
+A monomial whose support lies in R is charged wholly to R, every other one charges R >= 0, and on
+{0, 1} points p(1_R) = p(0) + sum of the monomials with support in R. Hence
+
+    f(alpha, I u R) = f(alpha, I) + sum_{m: supp m in R} coef(m) <= f(alpha, I) + sum_{j in R} e_j
+                    <= f(alpha, I) + (sum of the r largest e_j over any pool containing R),
+
+and sum_{j in F} e_j = f(alpha, I u F) - f(alpha, I) (Euler on each p_t). In closed form, with z = G_F:
+
+    e_j = (v o x_j)' W (v o x_j),   W = 1/2 sum_{t=1}^d binom(d, t) gamma^t a^(d-t) z^(t-1)   (entrywise),
+
+one m x m matrix and one product with the |F| columns: no kernel matrix per feature. The marginal
+bound's gain delta_j = f(alpha, U) - f(alpha, U - j) is the sum of the coefficients of the monomials
+containing j, each counted WHOLE, so e_j <= delta_j.
+
+**Partners.** The charges depend on R: at beta = 1_R the same allocation gives e_j(R) with z = G_R,
+sum_{j in R} e_j(R) = f(alpha, I u R) - f(alpha, I) exactly. Write the part of degree t >= 2 of e_j(R),
+1/2 binom(d, t) gamma^t sum_{i,h} v_i v_h x_ij x_hj a_ih^(d-t) z_ih^(t-1), with z^(t-1) = z^(t-2) o z and
+z = sum_{k in R} x_k x_k': it is sum_{k in R} of (v o x_j o x_k)' [a^(d-t) o G_R^(t-2)] (v o x_j o x_k), each a
+quadratic form of a PSD matrix (Schur products of Gram matrices) that only grows when R grows to F
+(G_F^(t-2) - G_R^(t-2) is PSD: a sum of Schur products of Gram matrices). Hence, with
+
+    Q_jk = (v o x_j o x_k)' W (v o x_j o x_k) >= 0,   W = 1/2 sum_{t=2}^d binom(d, t) gamma^t a^(d-t) z^(t-2)  (z = G_F),
+    rest_j = 1/2 d gamma (v o x_j)' a^(d-1) (v o x_j)   (the part t = 1, independent of R),
+
+e_j(R) <= rest_j + sum_{k in R} Q_jk <= rest_j + Q_jj + top_{r-1}{Q_jk : k in P - j} for |R| = r inside
+a pool P (and rest_j + sum_{k in F} Q_jk = e_j: the allocation above): each feature is charged its r - 1 best
+partners only, for every degree t >= 2. A child of the split by ``order`` takes j = order[t] and R of
+size r = need - 1 from P = order[t+1:]; moving the pair terms (j, k) into k's item (Q is symmetric), its
+bound is
+
+    f(alpha, I) + rest_j + Q_jj + (the r largest over k in P of rest_k + Q_kk + 2 Q_jk + top_{r-1}{Q_kl : l in P - k})
+
+**Exact head.** In child t the taken feature j is in every subset, and its own share still carries
+z^(t-2) at F through Q_jj. Expanding z_(R + j) = x_j x_j' + z_R in e_j(R + j): the terms with x_j x_j' alone
+sum to the monomials of beta_j alone, f(alpha, I + j) - f(alpha, I) (``alone``); every other term holds at least
+one factor z_R = sum_{k in R} x_k x_k', so
+
+    e_j(R + j) <= f(alpha, I + j) - f(alpha, I) + sum_{k in R} (Q_jk + P_jk),
+    P_jk = sum_{e=0}^{d-3} (u o x_k)' W_e (u o x_k),   u = v o x_j^(2+e),
+    W_e = sum_{t=e+3}^d 1/2 binom(d, t) gamma^t binom(t-2, e) a^(d-t) z^(t-3-e)
+
+(binomial expansion of z_(R+j)^(t-2); the remaining z_R factors bounded by z = G_F as above). With P_jk moved
+into k's item too, the child's bound becomes
+
+    f(alpha, I + j) + (the r largest over k in P of rest_k + Q_kk + 2 Q_jk + P_jk + top_{r-1}{Q_kl : l in P - k})
+
+(:func:`share_bounds`); for degree 2 (W = gamma^2 / 2, Q_jk = gamma^2 V_jk^2 / 2 with V = X' diag(v) X,
+rest_j + Q_jj = f(alpha, I + j) - f(alpha, I)) this is the pair bound of :mod:`.bounds` term by term.
+Cost: Q by the Kronecker factors of W (:func:`_pair_quads`) or W itself, O(m^2 |F|^2) at most.
+Measured at the root of German poly3 B = 9 (fit, incumbent -5011.9), at the same relaxed alpha: marginal
+bound -3063.5, shares alone -3891.7, shares with partners for t = 2 only -3979.1, for every t -4144.9
+(the largest f(alpha, S) a local search finds there: -4360.4); German poly5 B = 9, first child: marginal
+241.0 (its cap f(alpha, U)), partners for t = 2 only -1729.6, for every t -2611.0 (incumbent -4734.4); with
+the exact head -4145.6 and -2615.1 there, and deeper in the tree the marginal bound is no longer the smaller one
+for any child (it was for 87 of 221 children on Cleveland poly5 B = 6, 32,962 of 37,834 on Sonar poly3 B = 6).
+"""
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+
+
+class FixedAlphaShares:
+    """f(alpha, I) and the degree shares of a node (module docstring) at one feasible alpha, split as
+    e_j = rest_j + sum_{k in F} Q_jk: rest_j the part of degree 1, Q_jk the pair terms of the parts of degree >= 2;
+    ``alone``: f(alpha, I + j) - f(alpha, I); P_jk: the head's pair terms (module docstring, exact head)."""
+
+    def __init__(self, instance, alpha: np.ndarray, fixed, free):
+        from .bounds import _machines     # here: bounds imports this module (its fit-sense hook)
+
+        k = instance.kernel
+        d, gamma, c = k.degree, k.gamma, k.coef0
+        fixed, free = list(fixed), list(free)
+        self.free = free
+        self.position = {j: i for i, j in enumerate(free)}
+        self.f_fixed = 0.0
+        self.rest = np.zeros(len(free))
+        self.alone = np.zeros(len(free))
+        self.Q = np.zeros((len(free), len(free)))
+        self.P = np.zeros((len(free), len(free)))
+        for part, a in _machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
+            sv = np.flatnonzero(a > 0)
+            v = a[sv] * part.y[sv]
+            X = part.X[sv]
+            Xf, XI = X[:, free], X[:, fixed]
+            pw = _Powers(c + gamma * (XI @ XI.T), Xf)
+            Xv = Xf * v[:, None]
+            self.rest += 0.5 * d * gamma * np.einsum("ij,ij->j", Xv, pw.a(d - 1) @ Xv)   # t = 1
+            coef = {t: 0.5 * comb(d, t) * gamma ** t for t in range(d + 1)}
+            if d >= 2:                                 # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
+                self.Q += _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)])
+            for e in range(d - 2):                     # P: u_j = v o x_j^(2+e), W_e (module docstring)
+                self.P += _pair_quads(Xv * Xf ** (1 + e), XI, pw, c, gamma,
+                                      [(coef[t] * comb(t - 2, e), d - t, t - 3 - e) for t in range(e + 3, d + 1)])
+            Vt = Xv
+            for t in range(1, d + 1):                  # the monomials of beta_j alone: t = 1..d
+                self.alone += coef[t] * np.einsum("ij,ij->j", Vt, pw.a(d - t) @ Vt)
+                Vt = Vt * Xf
+            self.f_fixed += 0.5 * float(v @ pw.a(d) @ v) - float(a.sum())
+
+    def takes(self) -> dict:
+        """{j: f(alpha, I + {j})} over F: f(alpha, I) + the monomials of beta_j alone,
+        sum_{t=1}^d 1/2 binom(d, t) gamma^t (v o x_j^t)' a^(d-t) (v o x_j^t) (one m x m product per t, no
+        kernel matrix per feature)."""
+        return dict(zip(self.free, (self.f_fixed + self.alone).tolist()))
+
+    def index(self, subset) -> np.ndarray:
+        return np.array([self.position[int(j)] for j in subset], dtype=int)
+
+    def shares(self, need: int) -> dict:
+        """{j: an upper bound of e_j(R) over the R of size ``need`` holding j}: rest_j + Q_jj + the need - 1
+        largest Q_jk, k in F - j (the order of a split, largest first)."""
+        off = self.Q.copy()
+        np.fill_diagonal(off, -np.inf)
+        top = -np.sort(-off, axis=1)[:, :need - 1].sum(axis=1) if need > 1 else 0.0
+        return dict(zip(self.free, (self.rest + np.diagonal(self.Q) + top).tolist()))
+
+
+def _kron_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Row-wise Kronecker product: row i is A[i] (x) B[i]."""
+    return (A[:, :, None] * B[:, None, :]).reshape(A.shape[0], -1)
+
+
+class _Powers:
+    """Entrywise powers a^p of base = c + gamma X_I X_I' and z^q of z = X_F X_F' (over the support rows), each
+    computed once per fixed alpha."""
+
+    def __init__(self, base: np.ndarray, Xf: np.ndarray):
+        self.Xf = Xf
+        self._a, self._z = {1: base}, {}
+
+    def a(self, p: int) -> np.ndarray:
+        if p not in self._a:
+            self._a[p] = self._a[1] ** p
+        return self._a[p]
+
+    def z(self, q: int) -> np.ndarray:
+        if q not in self._z:
+            self._z[q] = self.Xf @ self.Xf.T if q == 1 else self.z(1) ** q
+        return self._z[q]
+
+
+def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: float, terms) -> np.ndarray:
+    """[sum over (s, p, q) in ``terms`` of s (u_j o x_k)' (base^p o z^q) (u_j o x_k)]_{j,k} (powers entrywise;
+    base = c + gamma X_I X_I', z = X_F X_F'). Each base^p o z^q is a Gram matrix Phi Phi': Phi the row-wise
+    Kronecker product of p copies of [sqrt(c), sqrt(gamma) X_I] and q of X_F, so the entry is
+    sum_Phi sum_col ((u_j o phi_col)' x_k)^2, O(columns x m |F|^2) when the columns are fewer than the m rows;
+    else O(m^2 |F|^2) with the matrix itself."""
+    Xf = pw.Xf
+    m, nf = Xf.shape
+    phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
+    if sum(phi.shape[1] ** p * nf ** q for _, p, q in terms) < m:
+        out = np.zeros((nf, nf))
+        for s, p, q in terms:
+            factor = np.ones((m, 1))
+            for _ in range(p):
+                factor = _kron_rows(factor, phi)
+            for _ in range(q):
+                factor = _kron_rows(factor, Xf)
+            products = (_kron_rows(U, factor).T @ Xf).reshape(nf, -1, nf)     # [j, column, k]
+            out += s * np.square(products).sum(axis=1)
+        return out
+    W = sum(s * pw.a(p) * pw.z(q) for s, p, q in terms)
+    Y = _kron_rows(U, Xf)                              # column (j, k): u_j o x_k
+    return np.einsum("ij,ij->j", Y, W @ Y).reshape(nf, nf)
+
+
+def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:
+    """Upper bounds of f(alpha, S) >= g(S) over each child t of the split of (I, F, need) by ``order`` (module
+    docstring, partner bound with the exact head): child t takes j = order[t] and R, r = need - 1 features of
+    P = order[t+1:]; its bound is f(alpha, I + j) + the r largest over k in P of
+    rest_k + Q_kk + 2 Q_jk + P_jk + top_{r-1}{Q_kl : l in P - k} (the pairs (j, k) moved to k's item)."""
+    o = shares.index(order)
+    Q = shares.Q[np.ix_(o, o)]
+    P = shares.P[np.ix_(o, o)]
+    own = shares.rest[o] + np.diagonal(Q)
+    alone = shares.alone[o]
+    r = need - 1
+    bounds = []
+    for t in range(len(order) - need + 1):
+        head = shares.f_fixed + alone[t]
+        if r > 0:
+            partners = 0.0
+            if r > 1:
+                pool = Q[t + 1:, t + 1:].copy()
+                np.fill_diagonal(pool, -np.inf)
+                partners = -np.sort(-pool, axis=1)[:, :r - 1].sum(axis=1)
+            head += float(-np.sort(-(own[t + 1:] + 2.0 * Q[t + 1:, t] + P[t, t + 1:] + partners))[:r].sum())
+        bounds.append(float(head))
+    return bounds

@@ -1,0 +1,182 @@
+"""The degree-share bound of minlp_fs.exact.shares against exact values of every subset (enumeration at a
+fixed alpha and SVM solves), on small random instances drawn by hypothesis, polynomial kernels, fit sense."""
+import itertools
+from math import comb
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.exact import tree
+from minlp_fs.exact.bounds import (FixedAlphaQuadratic, marginal_bound, marginal_gains, pair_bounds,
+                                   relaxed_gram)
+from minlp_fs.exact.shares import FixedAlphaShares, _pair_quads, _Powers, share_bounds
+from minlp_fs.instance import make_instance
+
+from bnb_helpers import random_instance, value_table
+
+POLY = ("poly2", "poly3", "poly5")
+seeds = st.integers(0, 10_000)
+
+
+def tol(v):
+    return 1e-6 * max(1.0, abs(v))
+
+
+def node(data, n, B):
+    k = data.draw(st.integers(0, B - 1))
+    perm = data.draw(st.permutations(range(n)))
+    return tuple(sorted(perm[:k])), tuple(sorted(perm[k:])), B - k
+
+
+def some_alpha(which, inst, fixed, free, need, rng, random_feasible_alpha):
+    if which == "random":
+        return random_feasible_alpha(rng, inst.y, inst.C)
+    if which == "relaxed":
+        return AlphaSubproblem(inst).solve_gram(relaxed_gram(inst, fixed, free, need))[0]
+    return AlphaSubproblem(inst).solve(tree.universe(fixed, free)).alpha
+
+
+@pytest.mark.parametrize("kernel", POLY)
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_shares_add_up_to_the_value_of_every_subset(kernel, seed, data, random_feasible_alpha):
+    """Euler: f(alpha, I) + sum_{j in R} e_j(R) = f(alpha, I u R) for every R (shares computed with F = R), and the
+    shares of a larger F are larger feature by feature (the allocation is monotone); f(alpha, I + j) in closed form."""
+    n = 6
+    inst = random_instance(seed, 20, n, 3, kernel, "fit")
+    alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    fixed, free, _ = node(data, n, 3)
+    whole = FixedAlphaShares(inst, alpha, fixed, free)
+    assert whole.f_fixed == pytest.approx(inst.objective(alpha, fixed), rel=1e-9, abs=1e-9)
+    for j, f_take in whole.takes().items():
+        assert f_take == pytest.approx(inst.objective(alpha, tree.probe_set(fixed, j)), rel=1e-9, abs=1e-9)
+    for size in range(1, len(free) + 1):
+        for R in itertools.combinations(free, size):
+            part = FixedAlphaShares(inst, alpha, fixed, R)
+            e_R = part.rest + part.Q.sum(axis=1)
+            value = inst.objective(alpha, tree.universe(fixed, R))
+            assert part.f_fixed + e_R.sum() == pytest.approx(value, rel=1e-9, abs=1e-9)
+            e_F = whole.rest + whole.Q.sum(axis=1)
+            assert np.all(e_R <= e_F[whole.index(R)] + 1e-9 * np.maximum(1.0, np.abs(e_F[whole.index(R)])))
+            assert np.all(part.Q >= 0)
+
+
+@pytest.mark.parametrize("kernel", POLY)
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_partner_shares_bound_every_subset_share(kernel, seed, data, random_feasible_alpha):
+    """shares(need)[j] (rest_j + Q_jj + the need - 1 largest Q_jk over F) >= e_j(R) for every R of size need
+    holding j."""
+    n, B = 7, 4
+    inst = random_instance(seed, 20, n, B, kernel, "fit")
+    alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    fixed, free, need = node(data, n, B)
+    bound = FixedAlphaShares(inst, alpha, fixed, free).shares(need)
+    for R in itertools.combinations(free, need):
+        part = FixedAlphaShares(inst, alpha, fixed, R)
+        for j, e in zip(R, part.rest + part.Q.sum(axis=1)):
+            assert e <= bound[j] + tol(bound[j])
+
+
+@pytest.mark.parametrize("kernel", POLY)
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
+    """At a random feasible alpha, the relaxed alpha or the universe's, in any order: every S of child t has
+    g(S) <= f(alpha, S) <= the child's share bound, and that bound is at most the marginal bound."""
+    n, B = 7, 4
+    inst = random_instance(seed, 24, n, B, kernel, "fit")
+    g = value_table(inst, sizes=[B])
+    fixed, free, need = node(data, n, B)
+    which = data.draw(st.sampled_from(["random", "relaxed", "universe"]))
+    alpha = some_alpha(which, inst, fixed, free, need, np.random.default_rng(seed), random_feasible_alpha)
+    order = data.draw(st.permutations(free))
+    bounds = share_bounds(FixedAlphaShares(inst, alpha, fixed, free), order, need)
+    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
+    for (t, f_t, F_t), bound in zip(tree.split(fixed, free, need, order), bounds):
+        for R in itertools.combinations(F_t, need - 1):
+            S = tuple(sorted((*f_t, *R)))
+            assert inst.objective(alpha, S) <= bound + tol(bound)
+            assert g[S] <= bound + tol(bound)
+        assert bound <= f_all + tol(f_all)
+
+
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_degree2_share_bounds_are_the_pair_bounds(seed, data, random_feasible_alpha):
+    """For degree 2 the share bound is the (proven, exact-quadratic) pair bound, term by term."""
+    n, B = 8, 4
+    inst = random_instance(seed, 20, n, B, "poly2", "fit")
+    alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    fixed, free, need = node(data, n, B)
+    order = list(data.draw(st.permutations(free)))
+    shares = share_bounds(FixedAlphaShares(inst, alpha, fixed, free), order, need)
+    pairs = pair_bounds(FixedAlphaQuadratic(inst, alpha, tree.universe(fixed, free)), fixed, order, need)
+    assert np.allclose(shares, pairs, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ("poly3", "poly5"))
+def test_share_bound_is_tighter_than_the_marginal_bound(kernel):
+    """The marginal bound counts every monomial holding j whole in j's gain; the shares split it."""
+    inst = random_instance(3, 30, 8, 4, kernel, "fit")
+    fixed, free, need = (1,), (0, 2, 3, 4, 5, 6, 7), 3
+    alpha = AlphaSubproblem(inst).solve_gram(relaxed_gram(inst, fixed, free, need))[0]
+    shares = FixedAlphaShares(inst, alpha, fixed, free)
+    order = sorted(free, key=lambda j: -shares.shares(need)[j])
+    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
+    marginal = [marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]) for t in range(6)]
+    share = share_bounds(shares, order, need)
+    assert all(s <= m + tol(m) for s, m in zip(share, marginal)) and any(s < m - 1e-6 for s, m in zip(share, marginal))
+
+
+def test_multiclass_shares_add_up_over_the_machines():
+    """A multiclass instance: f sums over the one-vs-rest machines, so do f(alpha, I) and the shares."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 5))
+    y = np.array([0, 1, 2] * 10)
+    inst = make_instance(X, y, B=2, kernel="poly3")
+    fixed, free = (2,), (0, 1, 3, 4)
+    alpha = AlphaSubproblem(inst).solve(tree.universe(fixed, free)).alpha
+    shares = FixedAlphaShares(inst, alpha, fixed, free)
+    assert shares.f_fixed == pytest.approx(inst.objective(alpha, fixed), rel=1e-9)
+    assert shares.f_fixed + shares.rest.sum() + shares.Q.sum() == pytest.approx(
+        inst.objective(alpha, tree.universe(fixed, free)), rel=1e-9)
+
+
+@given(seed=seeds, m=st.sampled_from([3, 40, 200]), d=st.sampled_from([2, 3, 5]), n_fixed=st.integers(0, 3))
+@settings(max_examples=20, deadline=None)
+def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d, n_fixed):
+    """Q's terms (v o x_j o x_k)' W (v o x_j o x_k), W = 1/2 sum_{t >= 2} binom(d, t) gamma^t base^(d-t) z^(t-2):
+    by the Kronecker factors (few columns) or by W itself (many), against the definition."""
+    rng = np.random.default_rng(seed)
+    Xf, XI, v = rng.normal(size=(m, 4)), rng.normal(size=(m, n_fixed)), rng.normal(size=m)
+    c, gamma = 0.7, 0.3
+    base, z = c + gamma * XI @ XI.T, Xf @ Xf.T
+    terms = [(0.5 * comb(d, t) * gamma ** t, d - t, t - 2) for t in range(2, d + 1)]
+    W = sum(s * base ** p * z ** q for s, p, q in terms)
+    Xv = Xf * v[:, None]
+    expected = np.array([[(Xv[:, j] * Xf[:, k]) @ W @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
+    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", POLY)
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_head_pairs_bound_the_cross_monomials(kernel, seed, data, random_feasible_alpha):
+    """e_j(R + j) <= f(alpha, I + j) - f(alpha, I) + sum_{k in R} (Q_jk + P_jk) (module docstring, exact head) for
+    every R, with the shares of R + j computed exactly (F = R + j)."""
+    n, B = 7, 4
+    inst = random_instance(seed, 20, n, B, kernel, "fit")
+    alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    fixed, free, need = node(data, n, B)
+    whole = FixedAlphaShares(inst, alpha, fixed, free)
+    for j in free:
+        for R in itertools.combinations([k for k in free if k != j], need - 1):
+            part = FixedAlphaShares(inst, alpha, fixed, (j, *R))
+            e_j = part.rest[0] + part.Q[0].sum()
+            i, ks = whole.index([j])[0], whole.index(R)
+            bound = whole.alone[i] + (whole.Q[i, ks] + whole.P[i, ks]).sum()
+            assert e_j <= bound + tol(bound)
