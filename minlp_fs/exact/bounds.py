@@ -55,6 +55,7 @@ import numpy as np
 
 from ..heuristics.screening import FixedAlpha
 from ..kernels import PolynomialKernel
+from ..multiclass import machines
 from ..objective import primal_point
 from . import tree
 from .shares import FixedAlphaShares, share_bounds
@@ -70,17 +71,10 @@ def primal_lower_bound(K: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray
     return -primal_point(alpha, y, float(C), K @ (alpha * y)).value
 
 
-def _machines(instance, alpha) -> list:
-    """(binary instance, its alpha) of each SVM of ``instance``: itself, or the K one-vs-rest parts of a
-    multiclass instance with the rows of the stacked alpha (:mod:`minlp_fs.multiclass`: g = sum_k g_k)."""
-    parts = getattr(instance, "parts", None)
-    return [(instance, alpha)] if parts is None else list(zip(parts, alpha))
-
-
 def instance_lower_bound(instance, K: np.ndarray, alpha: np.ndarray) -> float:
     """:func:`primal_lower_bound` of the instance's value g: a multiclass instance sums the bounds of its
     one-vs-rest machines (g = sum_k g_k and each g_k >= -P_k by weak duality)."""
-    return float(sum(primal_lower_bound(K, part.y, part.C, a) for part, a in _machines(instance, alpha)))
+    return float(sum(primal_lower_bound(K, part.y, part.C, a) for part, a in machines(instance, alpha)))
 
 
 def monotone(kernel) -> bool:
@@ -110,7 +104,7 @@ class FixedAlphaQuadratic:
         k = instance.kernel
         self.position = {int(j): i for i, j in enumerate(universe)}
         self.W, self.lin, self.const = 0.0, 0.0, 0.0
-        for part, a in _machines(instance, alpha):     # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
+        for part, a in machines(instance, alpha):     # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
             sv = np.flatnonzero(a > 0)
             v = a[sv] * part.y[sv]
             Xu = part.X[np.ix_(sv, list(universe))]

@@ -80,6 +80,8 @@ from math import comb
 
 import numpy as np
 
+from ..multiclass import machines
+
 
 class FixedAlphaShares:
     """f(alpha, I) and the degree shares of a node (module docstring) at one feasible alpha, split as
@@ -87,8 +89,6 @@ class FixedAlphaShares:
     ``alone``: f(alpha, I + j) - f(alpha, I); P_jk: the head's pair terms (module docstring, exact head)."""
 
     def __init__(self, instance, alpha: np.ndarray, fixed, free):
-        from .bounds import _machines     # here: bounds imports this module (its fit-sense hook)
-
         k = instance.kernel
         d, gamma, c = k.degree, k.gamma, k.coef0
         fixed, free = list(fixed), list(free)
@@ -99,7 +99,7 @@ class FixedAlphaShares:
         self.alone = np.zeros(len(free))
         self.Q = np.zeros((len(free), len(free)))
         self.P = np.zeros((len(free), len(free)))
-        for part, a in _machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
+        for part, a in machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
             sv = np.flatnonzero(a > 0)
             v = a[sv] * part.y[sv]
             X = part.X[sv]

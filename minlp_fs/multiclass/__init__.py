@@ -44,6 +44,6 @@ Its ``y`` raises "binary only": code that needs binary labels (the MINLP model e
 solvers, solution-file evaluation, certificates) refuses a multiclass instance with a clear error
 (:func:`binary_only`) instead of computing something else.
 """
-from .instance import MulticlassInstance, binary_only
+from .instance import MulticlassInstance, binary_only, machines
 
-__all__ = ["MulticlassInstance", "binary_only"]
+__all__ = ["MulticlassInstance", "binary_only", "machines"]

@@ -121,3 +121,11 @@ def binary_only(instance, what: str) -> None:
     if instance.n_classes > 2:
         raise InputError(f"{what}: binary only; {instance.name} has {instance.n_classes} classes "
                          f"({_shown(instance.classes)}); the methods {MULTICLASS_METHODS} take any number of classes")
+
+
+def machines(instance, alpha) -> list:
+    """(binary instance, its alpha) of each SVM of ``instance``: itself, or the K one-vs-rest parts of a
+    multiclass instance with the rows of the stacked alpha (module docstring of :mod:`minlp_fs.multiclass`:
+    g = sum_k g_k, f(A, S) = sum_k f(alpha_k, S))."""
+    parts = getattr(instance, "parts", None)
+    return [(instance, alpha)] if parts is None else list(zip(parts, alpha))
