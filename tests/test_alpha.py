@@ -375,3 +375,77 @@ def test_grouped_early_stop_at_the_start_matches_the_full_problem(kernel):
             assert grouped.value == pytest.approx(plain.value, rel=1e-12)
     later = smo_solve(K, y, C, tol=DEFAULT_TOL, groups=groups, below=0.5 * g)
     assert later.stopped_early and later.iterations > 0 and later.value < 0.5 * g
+
+
+def _random_dual(seed, m, kernel):
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.uniform(size=m) < 0.5, 1.0, -1.0)
+    y[:2] = (1.0, -1.0)
+    return y, make_kernel(kernel, gamma=float(rng.uniform(0.1, 2.0))).gram(rng.uniform(size=(m, 3)))
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly5", "rbf"])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_newton_step_keeps_alpha_feasible_and_never_raises_f(kernel, seed, random_feasible_alpha):
+    """From random feasible points and from SMO's early iterates: the step stays in the box with y'a = 0,
+    f does not increase, grad is Q a - e afterwards; from a point on the optimum's face it reaches the optimum."""
+    from minlp_fs.alpha.smo import _newton_step
+
+    y, K = _random_dual(seed, 40, kernel)
+    C = 3.0
+    Q = np.outer(y, y) * K
+    U = np.full(y.size, C)
+    rng = np.random.default_rng(seed)
+    starts = [random_feasible_alpha(rng, y, C) for _ in range(3)]
+    starts += [smo_solve(K, y, C, max_iter=k).alpha for k in (3, 10, 30)]
+    for a in starts:
+        alpha = a.copy()
+        grad = Q @ alpha - 1.0
+        before = dual_objective(alpha, K, y)
+        taken = _newton_step(K, y, U, alpha, grad, np.inf)
+        assert ((alpha >= 0) & (alpha <= C)).all() and abs(alpha @ y) < 1e-10 * C * y.size
+        np.testing.assert_allclose(grad, Q @ alpha - 1.0, rtol=1e-9, atol=1e-9)
+        assert dual_objective(alpha, K, y) <= before + 1e-12 * max(1.0, abs(before))
+        assert taken == (not np.array_equal(alpha, a))
+    opt = smo_solve(K, y, C, tol=1e-10).alpha
+    free = np.flatnonzero((opt > 0) & (opt < C))
+    if free.size >= 3:  # move along the face (y'd = 0 on the free set), within the box
+        d = rng.normal(size=free.size)
+        d -= y[free] * (y[free] @ d) / free.size
+        room = np.minimum(opt[free], C - opt[free]).min()
+        alpha = opt.copy()
+        alpha[free] += 0.5 * room * d / np.abs(d).max()
+        grad = Q @ alpha - 1.0
+        _newton_step(K, y, U, alpha, grad, np.inf)
+        assert dual_objective(alpha, K, y) == pytest.approx(dual_objective(opt, K, y), rel=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly3", "rbf"])
+@pytest.mark.parametrize("seed", range(3))
+def test_solves_with_newton_steps_every_few_smo_steps_are_the_optimum(kernel, seed, monkeypatch,
+                                                                       random_feasible_alpha):
+    """Rounds of 1 or 5 SMO steps, each followed by a Newton step (their lengths doubling): the certified
+    optimum to 1e-6 and the KKT tolerance, cold, warm and over duplicate groups; early stops still prove."""
+    from minlp_fs.alpha import smo as smo_module
+
+    X, y, K = duplicated_problem(seed, 50, kernel)
+    groups = smo_module.duplicate_groups(X, y)
+    y2, K2 = _random_dual(seed, 50, kernel)
+    C = 2.0
+    rng = np.random.default_rng(seed)
+    for every in (1, 5):
+        monkeypatch.setattr(smo_module, "NEWTON_EVERY", every)
+        for KK, yy, gg in ((K, y, None), (K, y, groups), (K2, y2, None)):
+            ref, gap = certified_reference(KK, yy, C)
+            slack = 1e-9 * C * yy.size
+            for a0 in (None, random_feasible_alpha(rng, yy, C)):
+                res = smo_solve(KK, yy, C, alpha0=a0, tol=DEFAULT_TOL, groups=gg)
+                assert not res.stopped_early and not res.hit_iteration_limit
+                assert feasibility_violation(res.alpha, yy, C) < 1e-8 * C
+                assert kkt_violation(res.alpha, KK, yy, C) < DEFAULT_TOL + slack
+                value = dual_objective(res.alpha, KK, yy)
+                assert value == pytest.approx(ref, rel=REL, abs=slack) and value >= ref - gap - slack
+                assert res.value == pytest.approx(value, rel=1e-9, abs=slack)
+            if ref < -slack:
+                early = smo_solve(KK, yy, C, tol=DEFAULT_TOL, groups=gg, below=0.5 * ref)
+                assert early.stopped_early and dual_objective(early.alpha, KK, yy) < 0.5 * ref
