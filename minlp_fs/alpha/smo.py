@@ -5,11 +5,6 @@ minimal optimisation with the second-order working-set selection of Fan, Chen an
 and libsvm's shrinking heuristic (Chang and Lin, section 5.1), stopping when the maximal KKT
 violation m(a) - M(a) is below ``tol`` on *all* indices (shrunk ones are restored and checked).
 
-After every round of SMO steps that does not converge (the first of NEWTON_EVERY steps, each next one
-twice as long), a Newton step on the free alphas (:func:`_newton_step`: the least-norm minimiser
-of f on the face where the bounded alphas stay, taken as far as the box allows) moves alpha to the optimum
-of that face; SMO's KKT test alone decides optimality, so the answer's accuracy is SMO's.
-
 Any a in the dual polytope is a valid start, and the polytope does not depend on beta, so the
 alpha of one feature subset warm-starts the next (a swap neighbour or the next subset of the
 revolving-door enumeration). With the whole K at hand, the gradient Q a - e of shrunk indices is
@@ -51,15 +46,6 @@ GROUP_SHARE = 0.75
 #: gradient reconstruction, O(m * |support|), so they stay as rare as before shrinking became more
 #: frequent (checked at every shrinking pass, LS on German poly2 B = 7 took 5.7 instead of 3.5 CPU s)
 _RECONSTRUCT_EVERY = 1000
-#: SMO steps before the first Newton step on the free alphas (:func:`_solve`); measured on
-#: German warm solves (bench_alpha's subsets, B = 7): 1000 and 2000 alike, most solves of 10^4 steps done by then
-NEWTON_EVERY = 2000
-#: eigenvalues of the free block below this share of the largest are taken as zero (:func:`_newton_step`)
-_PINV_RTOL = 1e-10
-#: no Newton step when that block's numerical rank is below this share of the free alphas: the face's
-#: minimisers are then far from unique and the least-norm step was measured not to shorten SMO (German rbf
-#: duals, rank about 50 of 250-600 free groups), while it changes which of the optimal alphas SMO returns
-_MIN_RANK_SHARE = 0.5
 
 
 @njit(cache=True, nogil=True)
@@ -245,66 +231,50 @@ def _decided_at_start(y, U, alpha, grad, above, below):  # pragma: no cover - co
     return value < below or (above < np.inf and _lower_bound(y, U, alpha, grad) > above), value
 
 
-#: what :func:`_smo` returns first
-CONVERGED, PRUNED, PAUSED = 0, 1, 2
-
-
 @njit(cache=True, nogil=True)
-def _smo(K, y, U, alpha, grad, tol, stop, shrinking, above, below, state, active, track):  # pragma: no cover - compiled
-    """SMO; returns (CONVERGED | PRUNED | PAUSED, iterations so far). Pruned: stopped once the optimum g is proven
-    > ``above`` (by the primal bound, checked every _BOUND_EVERY steps, or about every min(m, _RECONSTRUCT_EVERY)
-    once shrinking) or < ``below`` (f(alpha) >= g only decreases, tracked in O(1) per step in track[0]). Pass
-    +inf / -inf to solve to ``tol``. Paused after ``stop`` steps in all: ``state`` (steps, active count, unshrunk,
-    shrinking counter, next bound check, started), ``active`` and ``track`` keep everything a later call with
-    the same arrays needs to go on exactly as without the pause; state[5] = 0 starts afresh (steps kept)."""
+def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below):  # pragma: no cover - compiled
+    """SMO; returns (iterations, pruned, f(alpha) tracked). Pruned: stopped once the optimum g is proven > ``above``
+    (by the primal bound, checked every _BOUND_EVERY steps, or about every min(m, _RECONSTRUCT_EVERY) once shrinking) or < ``below`` (f(alpha) >= g only
+    decreases, tracked in O(1) per step). Pass +inf / -inf to solve to ``tol``."""
     m = y.shape[0]
+    active = np.arange(m)
+    n_active = m
+    unshrunk = False
     period = min(m, _SHRINK_EVERY)
+    counter = period + 1
     check_period = min(m, _RECONSTRUCT_EVERY)
+    next_check = check_period
     Kd = np.empty(m)
     up, low = np.empty(m), np.empty(m)
+    value = 0.0  # f(alpha) = 1/2 sum_i alpha_i (grad_i - 1)
     for t in range(m):
+        value += 0.5 * alpha[t] * (grad[t] - 1.0)
         Kd[t] = K[t, t]
         _set_masks(y, U, alpha, t, up, low)
-    it = state[0]
-    if state[5] == 0:
-        value = 0.0  # f(alpha) = 1/2 sum_i alpha_i (grad_i - 1)
-        for t in range(m):
-            value += 0.5 * alpha[t] * (grad[t] - 1.0)
-            active[t] = t
-        n_active, unshrunk, counter, next_check = m, False, period + 1, it + check_period
-    else:
-        value = track[0]
-        n_active, unshrunk, counter, next_check = state[1], state[2] != 0, state[3], state[4]
     i, gmax = _select_i(y, grad, up, active, n_active)
-    status = PAUSED
-    while True:
-        if it >= stop:
-            break
+    it = 0
+    while it < max_iter:
         if value < below:
-            status = PRUNED
-            break
+            return it, True, value
         counter -= 1
         # the primal bound costs O(m) while nothing is shrunk (check every BOUND_EVERY steps), else a
         # gradient reconstruction (check at the shrinking period only)
         if above < np.inf and n_active == m and it % _BOUND_EVERY == 0 \
                 and _lower_bound(y, U, alpha, grad) > above:
-            status = PRUNED
-            break
+            return it, True, value
         if counter == 0:
             counter = period
             if above < np.inf and n_active < m and it >= next_check:
                 next_check = it + check_period
                 _full_gradient(K, y, alpha, grad)
                 if _lower_bound(y, U, alpha, grad) > above:
-                    status = PRUNED
-                    break
+                    return it, True, value
             if shrinking:
                 n_active, unshrunk = _shrink(y, U, alpha, grad, active, n_active, tol, K, unshrunk)
             i, gmax = _select_i(y, grad, up, active, n_active)
         j, gmax2 = _select_j(K, Kd, y, grad, low, active, n_active, i, gmax)
         if gmax + gmax2 < tol or j < 0:
             if n_active == m:
-                status = CONVERGED
                 break
             _full_gradient(K, y, alpha, grad)  # restore the shrunk indices and check them
             for t in range(m):
@@ -313,7 +283,6 @@ def _smo(K, y, U, alpha, grad, tol, stop, shrinking, above, below, state, active
             i, gmax = _select_i(y, grad, up, active, n_active)
             j, gmax2 = _select_j(K, Kd, y, grad, low, active, n_active, i, gmax)
             if gmax + gmax2 < tol or j < 0:
-                status = CONVERGED
                 break
             counter = 1
         it += 1
@@ -374,78 +343,7 @@ def _smo(K, y, U, alpha, grad, tol, stop, shrinking, above, below, state, active
         _set_masks(y, U, alpha, i, up, low)
         _set_masks(y, U, alpha, j, up, low)
         i, gmax = _update_select_i(K, y, grad, up, active, n_active, i, j, y[i] * dai, y[j] * daj)
-    state[0], state[1], state[2], state[3], state[4], state[5] = it, n_active, unshrunk, counter, next_check, 1
-    track[0] = value
-    return status, it
-
-
-def _newton_step(K, y, U, alpha, grad, work):
-    """One Newton step on the free alphas, in place (alpha and the full grad); False if none was taken.
-
-    With the alphas at a bound (0 or U) held, f on the free set F with y'a = 0 is, in the step d,
-    q(d) = 1/2 d'Q_FF d + g_F'd subject to y_F'd = 0 (g = Q alpha - e). With P = I - y_F y_F'/|F| the
-    projection onto y_F'd = 0 (y_t = +-1), the minimiser of least norm is d = -(P Q_FF P)^+ P g_F, the
-    pseudo-inverse over the eigenvalues above 1e-10 of the largest (Q_FF is often singular: duplicate
-    rows, kernels of low numerical rank). The step is the exact minimiser of f along d, t = -g'd / d'Qd
-    (t = 1 up to rounding), taken only if a_F + t d stays in the box: alpha stays feasible and f does not
-    increase whatever the conditioning, so SMO's stopping test alone decides optimality. A step the box
-    would cut is not taken: measured on German, such steps lower f by about 1e-9 of its value and only move
-    SMO to another of the (non-unique) optimal alphas. Skipped too when the eigendecomposition, O(|F|^3),
-    would cost more than ``work`` (SMO's steps so far times m), when P Q_FF P has rank below
-    _MIN_RANK_SHARE |F|, or when d is no descent direction.
-    """
-    free = np.flatnonzero((alpha > 0) & (alpha < U))
-    if free.size < 2 or free.size ** 3 > work:
-        return False
-    yF, gF = y[free], grad[free]
-    QFF = K[np.ix_(free, free)] * np.outer(yF, yF)
-    P = np.eye(free.size) - np.outer(yF, yF) / free.size
-    w, V = np.linalg.eigh(P @ QFF @ P)
-    keep = w > _PINV_RTOL * max(w[-1], 0.0)
-    if keep.sum() < _MIN_RANK_SHARE * free.size:
-        return False
-    Vk = V[:, keep]
-    d = -(Vk @ ((Vk.T @ (P @ gF)) / w[keep]))
-    d -= yF * ((yF @ d) / free.size)
-    slope = gF @ d
-    if not slope < 0:
-        return False
-    Qd = (K[:, free] @ (yF * d)) * y
-    curv = d @ Qd[free]
-    t = -slope / curv if curv > 0 else np.inf
-    aF, uF = alpha[free], U[free]
-    step = aF + t * d
-    if not (np.isfinite(t) and (step >= 0).all() and (step <= uF).all()):
-        return False
-    alpha[free] = step
-    _full_gradient(K, y, alpha, grad)
-    return True
-
-
-def _solve(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below):
-    """:func:`_smo`, paused after NEWTON_EVERY steps and then after rounds twice as long as the last; at each pause
-    a Newton step on the free alphas is tried (:func:`_newton_step`, on the exact gradient). Taken, SMO starts
-    afresh from its point; not taken, SMO goes on exactly as without the pause (its state is kept), so a solve
-    without Newton steps is step for step plain SMO. Returns (steps, pruned, f(alpha) tracked).
-
-    SMO converges slowly on some ill-conditioned duals of German (m = 1000: 10^5-10^6 steps for some
-    subsets) once the set of alphas at a bound is right; the Newton step then solves the rest at once."""
-    m = y.shape[0]
-    state, active, track = np.zeros(6, dtype=np.int64), np.empty(m, dtype=np.int64), np.zeros(1)
-    rounds = NEWTON_EVERY
-    pause = rounds
-    while True:
-        status, it = _smo(K, y, U, alpha, grad, tol, min(pause, max_iter), shrinking, above, below, state, active,
-                          track)
-        if status != PAUSED or it >= max_iter:
-            return it, status == PRUNED, track[0]
-        trial, exact = alpha.copy(), np.empty(m)
-        _full_gradient(K, y, trial, exact)
-        if _newton_step(K, y, U, trial, exact, float(it) * m):
-            alpha[:], grad[:] = trial, exact
-            state[5] = 0
-        rounds *= 2
-        pause = it + rounds
+    return it, False, value
 
 
 @dataclass(frozen=True)
@@ -499,7 +397,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
         grad = np.ascontiguousarray(grad0[first], dtype=np.float64) if have_grad else np.empty(len(first))
         if not have_grad:
             _full_gradient(Kg, yg, sums, grad)
-        iters, pruned, value = _solve(Kg, yg, upper, sums, grad, float(tol), max_iter, shrinking, float(above),
+        iters, pruned, value = _smo(Kg, yg, upper, sums, grad, float(tol), max_iter, shrinking, float(above),
                                     float(below))
         # a group at its bound n_g C gives its rows C exactly (n_g C / n_g may round below C)
         alpha = np.where(sums >= upper, C, np.minimum(sums / counts, C))[label]
@@ -509,7 +407,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
         else:
             grad = np.empty(m)
             _full_gradient(K, y, alpha, grad)
-        iters, pruned, value = _solve(K, y, np.full(m, float(C)), alpha, grad, float(tol), max_iter, shrinking,
+        iters, pruned, value = _smo(K, y, np.full(m, float(C)), alpha, grad, float(tol), max_iter, shrinking,
                                     float(above), float(below))
     return SmoResult(alpha, int(iters), bool(pruned), float(value),
                      hit_iteration_limit=not pruned and int(iters) >= max_iter)
