@@ -1,6 +1,6 @@
 """Two versions of the package side by side: the same methods on the same instances, timed in one run.
 
-    python benchmarks/bench_versions.py --old REV [--data-dir ../shared/datasets] [--repeats 3] [--quick]
+    python benchmarks/bench_versions.py --old REV [--data-dir ../shared/datasets] [--repeats 3] [--quick | --slice]
 
 ``REV`` is any git revision of this repository (a tag, a commit, ``main~3``). Its tree is checked out
 into a temporary git worktree; each repetition then runs the whole workload once in a fresh process
@@ -14,7 +14,9 @@ accuracy of every value). The section ``bench_versions`` of RESULTS.md is replac
 
 The workload (:data:`CASES`) is the LS speed table's instances (bench_heuristics.py) with LS, LS*,
 ACSO* (polynomial kernels), RFE2 and the alpha-start in the paper's sense, plus one enumeration, and
-LS*, ACSO*, RFE2 on German (m = 1000, where the solves cost most).
+LS*, ACSO*, RFE2 on German (m = 1000, where the solves cost most). ``--slice``: instead, the heuristics grid's
+timing slice (bench_heuristics.py --timing-slice: 36 cases, LS* on each, ACSO* on the polynomial ones), with
+per-method means; its table goes to the section ``bench_versions_slice``.
 """
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -94,17 +98,41 @@ def table(results: dict, cases) -> str:
     return "\n".join(lines)
 
 
+def slice_workload() -> list:
+    """The timing slice's runs: LS* on every case of bench_heuristics.slice_cases, ACSO* on the polynomial ones."""
+    sys.path.insert(0, str(HERE))
+    from bench_heuristics import slice_cases
+
+    return [(d, k, B, "paper", meth) for meth in ("ls*", "acso*") for d, k, _, B in slice_cases()
+            if meth == "ls*" or k != "rbf"]
+
+
+def means(results: dict, cases) -> str:
+    """Per method: runs, mean CPU old / new and their ratio, mean solves, runs with the same objective."""
+    lines = ["| method | runs | old mean CPU (s) | new mean CPU (s) | old / new | old mean solves | new mean solves "
+             "| same objective |", "|---|---|---|---|---|---|---|---|"]
+    for meth in dict.fromkeys(c[4] for c in cases):
+        rows = [(results["old"][tuple(c)], results["new"][tuple(c)]) for c in cases if c[4] == meth]
+        oc, nc = (float(np.mean([r[v]["cpu"] for r in rows])) for v in (0, 1))
+        os_, ns = (float(np.mean([r[v]["solves"] for r in rows])) for v in (0, 1))
+        same = sum(abs(o["objective"] - n["objective"]) <= 1e-6 * max(1.0, abs(o["objective"])) for o, n in rows)
+        lines.append(f"| {meth} | {len(rows)} | {oc:.2f} | {nc:.2f} | {oc / nc:.2f}x | {os_:.0f} | {ns:.0f} "
+                     f"| {same}/{len(rows)} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old", required=True, help="git revision to compare against the working tree")
     ap.add_argument("--data-dir", default=os.environ.get("MINLP_FS_DATA") or str(ROOT.parent / "shared" / "datasets"))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="bcw and cleveland only")
+    ap.add_argument("--slice", action="store_true", help="the heuristics grid's timing slice (LS*, ACSO*)")
     ap.add_argument("--output", default=str(HERE / "RESULTS.md"))
     args = ap.parse_args(argv)
     from minlp_fs.experiments.report import machine, write_section
 
-    cases = [list(c) for c in (QUICK if args.quick else CASES)]
+    cases = [list(c) for c in (slice_workload() if args.slice else QUICK if args.quick else CASES)]
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp) / "old"
@@ -122,14 +150,15 @@ def main(argv=None) -> None:
                             results[version][case] = row
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
-    text = (f"## Two versions side by side (bench_versions.py)\n\nCommand: `python benchmarks/bench_versions.py "
+    title = "the heuristics grid's timing slice" if args.slice else "side by side"
+    text = (f"## Two versions, {title} (bench_versions.py)\n\nCommand: `python benchmarks/bench_versions.py "
             f"{' '.join(sys.argv[1:] if argv is None else argv)}` (from the repository root); old = {old_sha}, new = "
             f"the working tree. Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, total "
             f"{time.time() - t0:.0f} s.\nMachine: {machine()}. CPU time of `solve()` per case (and the ratio of wall "
             f"times of the same runs), the least over {args.repeats} repetitions, old and new in alternating "
             f"processes, one BLAS thread, after a warm-up.\n\n"
-            + table(results, cases))
-    write_section(args.output, "bench_versions", text)
+            + (means(results, cases) + "\n\nPer case:\n\n" if args.slice else "") + table(results, cases))
+    write_section(args.output, "bench_versions_slice" if args.slice else "bench_versions", text)
     print(text)
 
 

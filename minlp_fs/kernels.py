@@ -313,6 +313,8 @@ def _poly_monomial_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: n
 
 #: upper bound on the elements of one temporary block of a batched swap screening (32 MB of doubles)
 SWAP_BLOCK = 1 << 22
+#: elements of the outside columns' factors a swap table keeps while it runs (GaussianKernel.swap_quads)
+SWAP_KEEP = 1 << 24
 
 
 class Kernel(ABC):
@@ -676,7 +678,8 @@ class GaussianKernel(Kernel):
         an inner product of two m x m matrices: one matrix product N (B x m^2) by E' (m^2 x (n-B)) gives
         them all. Cost: O(B (n-B) m^2) flops in BLAS and B + (n-B) exponentials of m x m matrices,
         instead of B (n-B) of them; built by broadcasting (contiguous, no index gathers) in blocks of
-        at most ``SWAP_BLOCK`` elements. ``factors``: E_j of every column of X (:meth:`feature_factors`)
+        at most ``SWAP_BLOCK`` elements (the outside blocks kept for every block of rows within ``SWAP_KEEP``).
+        ``factors``: E_j of every column of X (:meth:`feature_factors`)
         if known; then one product with all of them, the outside columns kept."""
         g = self.gamma
         m = X.shape[0]
@@ -690,6 +693,10 @@ class GaussianKernel(Kernel):
             return D
 
         per = max(1, SWAP_BLOCK // (m * m))
+        # the outside columns' blocks E, built once for every block of rows i when they fit in SWAP_KEEP
+        # elements (the same arrays, so the same products as building them per block of rows)
+        keep = len(chosen) > per and len(outside) * m * m <= SWAP_KEEP
+        factor_blocks = {}
         base = np.zeros(m * m)
         for lo in range(0, len(chosen), per):
             base += sqdiffs(Xc[lo:lo + per]).sum(axis=0)
@@ -704,9 +711,13 @@ class GaussianKernel(Kernel):
                 tick(N.shape[0] * len(outside))
                 continue
             for lo_j in range(0, len(outside), per):
-                E = sqdiffs(Xo[lo_j:lo_j + per])
-                E *= -g
-                np.exp(E, out=E)
+                E = factor_blocks.get(lo_j)
+                if E is None:
+                    E = sqdiffs(Xo[lo_j:lo_j + per])
+                    E *= -g
+                    np.exp(E, out=E)
+                    if keep:
+                        factor_blocks[lo_j] = E
                 out[lo:lo + per, lo_j:lo_j + per] = 0.5 * (N @ E.T)
                 tick(N.shape[0] * E.shape[0])
 

@@ -202,3 +202,23 @@ def test_gaussian_values_are_bitwise_those_of_the_kernel_matrix():
         assert fixed.values([subset]).tolist() == [fixed.value_of_base(base)]
         assert fixed.removal_values_of_base(base, subset).tolist() == \
             [fixed.value_of_base(base - fixed.term(j)) for j in subset]
+
+
+def test_gaussian_swap_table_keeps_its_outside_factors_bitwise(monkeypatch):
+    """Blocks of a few rows (small SWAP_BLOCK): building the outside columns' factors once for every block of
+    rows (SWAP_KEEP) gives bitwise the table that builds them per block, and the direct values."""
+    from minlp_fs import kernels
+
+    for seed in range(4):
+        inst, alpha, subset = random_case(seed, "rbf", "paper")
+        X, v = inst.X, alpha * inst.y
+        outside = [j for j in range(inst.n) if j not in subset]
+        monkeypatch.setattr(kernels, "SWAP_BLOCK", inst.m * inst.m)  # one row i or column j per block
+        kept = swap_matrix(inst.kernel, X, v, list(subset), outside)
+        monkeypatch.setattr(kernels, "SWAP_KEEP", 0)
+        rebuilt = swap_matrix(inst.kernel, X, v, list(subset), outside)
+        np.testing.assert_array_equal(kept, rebuilt)
+        want, scale = direct(inst, alpha, subset)
+        got = kept - alpha.sum()
+        assert max(abs(got[r, c] - want[i, j]) for r, i in enumerate(subset) for c, j in enumerate(outside)) \
+            <= 1e-10 * scale
