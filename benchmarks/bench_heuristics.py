@@ -40,6 +40,8 @@ from reference_ls import straightforward_ls  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "heuristics.jsonl"
+#: the previous full-grid run (wall times only, shared machine), compared per method in the report
+PREVIOUS = HERE / "results" / "heuristics-6399ee8.jsonl"
 REPORT = HERE / "RESULTS.md"
 METHODS = ["alpha-start", "rfe1", "rfe2", "ls", "ls*", "acso", "acso*"]
 KERNELS = ["poly2", "poly3", "poly5", "rbf"]
@@ -85,8 +87,9 @@ def row_key(row) -> tuple:
     return case_key(row) + (row["method"],)
 
 
-def load_rows() -> list:
-    return read_records(RESULTS, row_key)
+def load_rows(path=None) -> list:
+    """The records of ``path`` (default: this run's file, RESULTS)."""
+    return read_records(path or RESULTS, row_key)
 
 
 def run_grid(args, methods, grid) -> int:
@@ -104,7 +107,7 @@ def run_grid(args, methods, grid) -> int:
                         todo.append((ds, kernel, f, B, m))
     data, n_done = {}, 0
     try:
-        with writer(RESULTS) as append, tqdm(todo, desc="heuristics grid") as bar:
+        with threadpool_limits(1), writer(RESULTS) as append, tqdm(todo, desc="heuristics grid") as bar:
             for ds, kernel, f, B, m in bar:
                 bar.set_postfix_str(f"{ds} {kernel} B={B} {m}")
                 if ds not in data:
@@ -114,14 +117,17 @@ def run_grid(args, methods, grid) -> int:
                 row = {"dataset": ds, "n": inst.n, "m": inst.m, "kernel": kernel, "B": B, "fraction": f,
                        "sense": args.sense, "C": C, "gamma": GAMMA, "method": m}
                 try:
+                    c0 = time.process_time()
                     r = get_method(m).solve(inst)
+                    cpu = time.process_time() - c0
                 except CapabilityError as exc:
                     row.update(applicable=False, message=str(exc))
                 else:
                     if r.status == "interrupted":  # Ctrl-C inside the method: the run is not recorded
                         raise KeyboardInterrupt
                     row.update(applicable=True, objective=r.objective, features=r.features, status=r.status,
-                               n_svm_solves=r.n_svm_solves, wall_time_s=r.wall_time_s, degenerate=r.degenerate)
+                               n_svm_solves=r.n_svm_solves, wall_time_s=r.wall_time_s, cpu_s=cpu,
+                               degenerate=r.degenerate)
                 append(row)
                 n_done += 1
     except KeyboardInterrupt:
@@ -145,13 +151,13 @@ def summarise(rows, methods) -> tuple:
         n_degenerate += any(r["degenerate"] for r in runs.values())
         for m, r in runs.items():
             gap = 100.0 * (sign * r["objective"] - best) / abs(best)
-            stat = (gap, gap <= 1e-4, r["n_svm_solves"], r["wall_time_s"])
+            stat = (gap, gap <= 1e-4, r["n_svm_solves"], r["wall_time_s"], r.get("cpu_s", np.nan))
             per_b.setdefault((r["fraction"], m), []).append(stat)
             overall.setdefault(m, []).append(stat)
 
     def agg(stats):
         a = np.array(stats, dtype=float)
-        return [len(a), a[:, 0].mean(), int(a[:, 1].sum()), a[:, 2].mean(), a[:, 3].mean()]
+        return [len(a), a[:, 0].mean(), int(a[:, 1].sum()), a[:, 2].mean(), a[:, 3].mean(), a[:, 4].mean()]
 
     return ({k: agg(v) for k, v in per_b.items()}, {k: agg(v) for k, v in overall.items()},
             len(cases), n_degenerate)
@@ -189,7 +195,29 @@ def fmt(x, digits=2):
     return "-" if x is None else f"{x:.{digits}f}"
 
 
-def report(args, methods, grid, summary, ratios, elapsed, n_new) -> str:
+def previous_lines(rows, methods) -> list:
+    """Per method, this run against the previous full-grid run (PREVIOUS) on the cases both ran."""
+    old = {row_key(r): r for r in load_rows(PREVIOUS) if r.get("applicable")}
+    out = ["", f"Against the previous run of the grid ({PREVIOUS.relative_to(HERE)}: commit 6399ee8, wall times on a "
+           "machine shared with other jobs, the BLAS threads numpy chose); this run: one BLAS thread, CPU time of "
+           "`solve()`, which the machine's load does not inflate:", "",
+           "| method | cases in both | previous mean wall (s) | this run's mean CPU (s) | previous / this | "
+           "previous mean solves | this run's mean solves | same objective (1e-6 rel.) |", "|---|---|---|---|---|---|---|---|"]
+    for m in methods:
+        both = [(r, old[row_key(r)]) for r in rows if r["method"] == m and r.get("applicable") and "cpu_s" in r
+                and row_key(r) in old]
+        if not both:
+            continue
+        w = float(np.mean([o["wall_time_s"] for _, o in both]))
+        c = float(np.mean([r["cpu_s"] for r, _ in both]))
+        same = sum(abs(r["objective"] - o["objective"]) <= 1e-6 * max(1.0, abs(o["objective"])) for r, o in both)
+        out.append(f"| {m} | {len(both)} | {fmt(w)} | {fmt(c)} | {w / c:.2f}x | "
+                   f"{np.mean([o['n_svm_solves'] for _, o in both]):.0f} | {np.mean([r['n_svm_solves'] for r, _ in both]):.0f} "
+                   f"| {same}/{len(both)} |")
+    return out
+
+
+def report(args, methods, grid, summary, ratios, elapsed, n_new, rows) -> str:
     per_b, overall, n_cases, n_degenerate = summary
     slice_ = "quick slice" if args.quick else "full grid"
     lines = ["## Heuristics: quality and cost (bench_heuristics.py)", "",
@@ -204,19 +232,20 @@ def report(args, methods, grid, summary, ratios, elapsed, n_new) -> str:
              f"(LS*: 10% re-fit, 200 samples, OptWindow 10). Gap = 100 (f - f_best)/|f_best| in the sense's "
              f"direction, f_best = the best objective any listed method found on the case; "
              f"\"best\" = cases where the method attains it (gap <= 1e-4 %).", "",
-             "| method | cases | mean gap (%) | best | mean SVM solves | mean time (s) |",
-             "|---|---|---|---|---|---|"]
+             "| method | cases | mean gap (%) | best | mean SVM solves | mean wall time (s) | mean CPU time (s) |",
+             "|---|---|---|---|---|---|---|"]
     for m in methods:
         if m in overall:
-            c, gap, hit, solves, t = overall[m]
-            lines.append(f"| {m} | {c} | {fmt(gap)} | {hit}/{c} | {solves:.0f} | {fmt(t)} |")
-    lines += ["", "Per budget:", "", "| B | method | cases | mean gap (%) | best | mean SVM solves | mean time (s) |",
-              "|---|---|---|---|---|---|---|"]
+            c, gap, hit, solves, t, cpu = overall[m]
+            lines.append(f"| {m} | {c} | {fmt(gap)} | {hit}/{c} | {solves:.0f} | {fmt(t)} | {fmt(cpu)} |")
+    lines += ["", "Per budget:", "", "| B | method | cases | mean gap (%) | best | mean SVM solves | mean wall time (s) "
+              "| mean CPU time (s) |", "|---|---|---|---|---|---|---|---|"]
     for f in grid["fractions"]:
         for m in methods:
             if (f, m) in per_b:
-                c, gap, hit, solves, t = per_b[(f, m)]
-                lines.append(f"| {f}n | {m} | {c} | {fmt(gap)} | {hit}/{c} | {solves:.0f} | {fmt(t)} |")
+                c, gap, hit, solves, t, cpu = per_b[(f, m)]
+                lines.append(f"| {f}n | {m} | {c} | {fmt(gap)} | {hit}/{c} | {solves:.0f} | {fmt(t)} | {fmt(cpu)} |")
+    lines += previous_lines(rows, methods)
     lines += ["", "The paper's Table quality-cost (its 324 polynomial cases per budget over C in {0.1, 1, 10, 100} "
               "and gamma in {0.01, 0.1, 1}, Apple M1; gap to the best of LS* and ACSO*), for comparison:", "",
               "| B | gap LS* | gap ACSO* | solves LS* | solves ACSO* | time LS* (s) | time ACSO* (s) |",
@@ -264,14 +293,14 @@ def slice_cases() -> list:
 def timing_slice(args) -> str:
     """LS* and ACSO* on :func:`slice_cases` with this checkout, timed (CPU and wall) in this process on one
     BLAS thread after a warm-up; each row appended to ``SLICE_RESULTS`` as it finishes (a rerun resumes),
-    compared with the same cases' rows of ``RESULTS`` (another run, an older version, wall time only)."""
+    compared with the same cases' rows of ``PREVIOUS`` (another run, an older version, wall time only)."""
     t0 = time.perf_counter()
     done = {}
     if SLICE_RESULTS.exists():
         for line in SLICE_RESULTS.read_text().splitlines():
             r = json.loads(line)
             done[(r["dataset"], r["kernel"], r["B"], r["method"])] = r
-    recorded = {(r["dataset"], r["kernel"], r["B"], r["method"]): r for r in load_rows()
+    recorded = {(r["dataset"], r["kernel"], r["B"], r["method"]): r for r in load_rows(PREVIOUS)
                 if r["sense"] == "paper" and r["C"] == C and r["gamma"] == GAMMA}
     data = {}
     with threadpool_limits(1), SLICE_RESULTS.open("a") as out:
@@ -322,7 +351,7 @@ def timing_slice(args) -> str:
             f"and rbf), B in {{0.2n, 0.4n}}, C = 10, "
             f"gamma = 0.1, paper sense, default options, n_jobs = 1, one BLAS thread, after a warm-up; this version "
             f"only. "
-            f"'recorded' = the same cases' rows of results/heuristics.jsonl: another run, by an older version, on a "
+            f"'recorded' = the same cases' rows of results/{PREVIOUS.name}: another run, by an older version, on a "
             f"shared machine (wall times only). Every run is single-threaded, so its CPU time is what it takes on a "
             f"core of its own; the new wall times are inflated by the other jobs on the machine at the time. The "
             f"recorded wall / new CPU ratio is therefore indicative, not a side-by-side measurement "
@@ -358,7 +387,7 @@ def main(argv=None) -> None:
             if (r["dataset"], r["kernel"], r["B"]) in in_grid
             and r["sense"] == args.sense and r["C"] == C and r["gamma"] == GAMMA]
     ratios = [] if args.no_ratio or interrupted or "ls" not in methods else speed_ratio(args)
-    text = report(args, methods, grid, summarise(rows, methods), ratios, time.perf_counter() - t0, n_new)
+    text = report(args, methods, grid, summarise(rows, methods), ratios, time.perf_counter() - t0, n_new, rows)
     write_section(REPORT, "bench_heuristics", text)
     print(text)
 
