@@ -145,20 +145,26 @@ def backend_context(backend: str = "loky", n_jobs: int = 1, scheduler: str | Non
 
 def _ray_records(fn, todo: list, context: dict):
     """The records of ``todo``'s units as they finish, each unit a Ray task (one CPU, not retried: a worker
-    killed mid-unit stops the run, as with loky, by :class:`BrokenExecutor`). Closing the generator (end of
-    the run, Ctrl-C) cancels the units not finished."""
+    killed mid-unit stops the run, as with loky, by :class:`BrokenExecutor`). A task that fails outside
+    :func:`_call` (its function cannot be unpickled on the worker) is its unit's ``error`` record. Closing the
+    generator (end of the run, Ctrl-C) cancels the units not finished."""
     import ray
-    from ray.exceptions import OutOfMemoryError, WorkerCrashedError
+    from ray.exceptions import OutOfMemoryError, RayTaskError, WorkerCrashedError
 
     call = ray.remote(num_cpus=1, max_retries=0)(_call)
-    pending = [call.remote(fn, unit, context) for unit in todo]
+    units = {call.remote(fn, unit, context): unit for unit in todo}
+    pending = list(units)
     try:
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
+            (ref,), pending = ray.wait(pending, num_returns=1)
             try:
-                yield ray.get(done[0])
+                record = ray.get(ref)
             except (WorkerCrashedError, OutOfMemoryError) as exc:
                 raise BrokenExecutor(f"a Ray worker died in the middle of a unit: {exc}") from None
+            except RayTaskError as exc:
+                cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+                record = {"error": f"{type(cause).__name__}: {cause}", "unit": units[ref], "unit_time_s": 0.0}
+            yield record
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
