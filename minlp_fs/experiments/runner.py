@@ -196,6 +196,7 @@ def run_units(units, fn, raw_path, n_jobs: int = 1, backend: str = "loky", sched
     again. The file is locked for the run (:func:`~minlp_fs.experiments.store.writer`), unless the
     caller holds its lock already and passes the writer's ``append``.
     """
+    check_backend(backend, scheduler)  # bad input before the raw file is opened
     raw_path = Path(raw_path)
     with contextlib.nullcontext(append) if append is not None else writer(raw_path) as append:
         records = read_records(raw_path)

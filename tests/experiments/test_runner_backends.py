@@ -27,13 +27,14 @@ def _by_key(path):
 
 
 @pytest.mark.parametrize("backend, module", [("ray", "ray"), ("dask", "distributed")])
-def test_a_missing_cluster_package_is_one_input_error(backend, module, monkeypatch):
+def test_a_missing_cluster_package_is_one_input_error(backend, module, monkeypatch, tmp_path):
     for name in [m for m in sys.modules if m == module or m.startswith(module + ".")] + [module]:
         monkeypatch.setitem(sys.modules, name, None)  # import of the package fails as if not installed
     with pytest.raises(InputError, match=rf"backend '{backend}' needs .*pip install"):
         check_backend(backend)
     with pytest.raises(InputError, match=rf"backend '{backend}' needs"):
-        run_units([{"x": 1}], faulty.exit_on_two, "unused.jsonl", n_jobs=2, backend=backend, progress=False)
+        run_units([{"x": 1}], faulty.exit_on_two, tmp_path / "raw.jsonl", n_jobs=2, backend=backend, progress=False)
+    assert list(tmp_path.iterdir()) == [], "the raw file was opened before the backend was checked"
 
 
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:1", "127.0.0.1:1", "tcp://[::1]:1"])
@@ -42,6 +43,9 @@ def test_an_unreachable_dask_scheduler_is_one_input_error(address, tmp_path):
     with pytest.raises(InputError, match=r"cannot reach the dask scheduler at '.*:1'"):
         with backend_context("dask", 2, address):
             pass
+    with pytest.raises(InputError, match=r"cannot reach the dask scheduler"):
+        run_units([{"x": 1}], faulty.exit_on_two, tmp_path / "raw.jsonl", backend="dask", scheduler=address,
+                  progress=False)
     assert not (tmp_path / "raw.jsonl").exists()
 
 
