@@ -107,9 +107,10 @@ def _merge_counts(total: dict, part: dict) -> None:
 
 def parallel_search(method, run) -> Status:
     """:class:`~minlp_fs.exact.search.BranchAndBound`'s search with subtrees in workers (module docstring)."""
-    from ..experiments.runner import backend_context
+    from ..experiments.runner import backend_context, check_backend
     from .search import _Search
 
+    check_backend(method.backend, method.scheduler)  # bad input before the heuristic and the frontier run
     inst, inc = run.instance, run.incumbent
     workers = cpu_count() if method.n_jobs < 0 else method.n_jobs
     search = _Search(method, run)
