@@ -23,8 +23,8 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      1.5 need / |F| on F: :func:`.bounds.relaxed_gram`), a feasible alpha fitted to the node's
      B-subsets rather than to U; at it, children are ordered by estimated gain, largest first
      (:func:`.bounds.fit_order`), and child t gets a fixed-alpha bound of its subsets
-     (:func:`.bounds.fit_child_bounds`: the pair bound for degree 2, the degree-share and marginal
-     bounds otherwise),
+     (:func:`.bounds.fit_child_bounds`: the pair bound for degree 2, the degree-share bound
+     otherwise),
      both from one fixed-alpha basis (:func:`.bounds.fit_split`), which prunes most children without
      any QP. (At the alpha of U the bounds were 3-30x looser on
      Ionosphere/Sonar/German poly2: benchmarks/RESULTS.md, bench_bnb.)
@@ -86,7 +86,7 @@ class BranchAndBound(Method):
     ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved).
     The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
     finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
-    ``marginal``: use the fixed-alpha bounds (pair, or degree-share and marginal) at the relaxed alpha (fit sense,
+    ``marginal``: use the fixed-alpha bounds (pair, or degree-share) at the relaxed alpha (fit sense,
     polynomial kernels);
     ``certificate``: path of a JSON proof to write. ``n_jobs``: 1, this sequential search; otherwise
     worker processes (-1: one per core) searching disjoint subtrees, through joblib's ``backend``
@@ -274,7 +274,7 @@ class _Search:
             if self.method.marginal:
                 at, _ = self.qp.solve_gram(relaxed_gram(self.inst, node.fixed, node.free, node.need), alpha)
                 self.counts["qps"] += 1
-                order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need, self.deadline)
+                order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need)
                 for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):
                     self.counts["pruned_marginal"] += b >= self._score_inc() > bound
                     children.append(_Node(f, F, node.need - 1, max(bound, b), alpha))

@@ -72,7 +72,8 @@ bound -3063.5, shares alone -3891.7, shares with partners for t = 2 only -3979.1
 (the largest f(alpha, S) a local search finds there: -4360.4); German poly5 B = 9, first child: marginal
 241.0 (its cap f(alpha, U)), partners for t = 2 only -1729.6, for every t -2611.0 (incumbent -4734.4); with
 the exact head -4145.6 and -2615.1 there, and deeper in the tree the marginal bound is no longer the smaller one
-for any child (it was for 87 of 221 children on Cleveland poly5 B = 6, 32,962 of 37,834 on Sonar poly3 B = 6).
+for any child (it was for 87 of 221 children on Cleveland poly5 B = 6, 32,962 of 37,834 on Sonar poly3 B = 6;
+with the exact head for 0 of 221 and 0 of 23,126), so the search uses this bound alone (:mod:`.bounds`).
 """
 from __future__ import annotations
 

@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.exact import tree
-from minlp_fs.exact.bounds import (FixedAlphaQuadratic, marginal_bound, marginal_gains, pair_bounds,
-                                   relaxed_gram)
+from minlp_fs.exact.bounds import FixedAlphaQuadratic, pair_bounds, relaxed_gram
 from minlp_fs.exact.shares import FixedAlphaShares, _pair_quads, _Powers, share_bounds
 from minlp_fs.instance import make_instance
 
@@ -86,7 +85,7 @@ def test_partner_shares_bound_every_subset_share(kernel, seed, data, random_feas
 @settings(max_examples=10, deadline=None)
 def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
     """At a random feasible alpha, the relaxed alpha or the universe's, in any order: every S of child t has
-    g(S) <= f(alpha, S) <= the child's share bound, and that bound is at most the marginal bound."""
+    g(S) <= f(alpha, S) <= the child's share bound, and that bound is at most f(alpha, U)."""
     n, B = 7, 4
     inst = random_instance(seed, 24, n, B, kernel, "fit")
     g = value_table(inst, sizes=[B])
@@ -95,7 +94,7 @@ def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_fea
     alpha = some_alpha(which, inst, fixed, free, need, np.random.default_rng(seed), random_feasible_alpha)
     order = data.draw(st.permutations(free))
     bounds = share_bounds(FixedAlphaShares(inst, alpha, fixed, free), order, need)
-    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
+    f_all = inst.objective(alpha, tree.universe(fixed, free))
     for (t, f_t, F_t), bound in zip(tree.split(fixed, free, need, order), bounds):
         for R in itertools.combinations(F_t, need - 1):
             S = tuple(sorted((*f_t, *R)))
@@ -116,20 +115,6 @@ def test_degree2_share_bounds_are_the_pair_bounds(seed, data, random_feasible_al
     shares = share_bounds(FixedAlphaShares(inst, alpha, fixed, free), order, need)
     pairs = pair_bounds(FixedAlphaQuadratic(inst, alpha, tree.universe(fixed, free)), fixed, order, need)
     assert np.allclose(shares, pairs, rtol=1e-9, atol=1e-9)
-
-
-@pytest.mark.parametrize("kernel", ("poly3", "poly5"))
-def test_share_bound_is_tighter_than_the_marginal_bound(kernel):
-    """The marginal bound counts every monomial holding j whole in j's gain; the shares split it."""
-    inst = random_instance(3, 30, 8, 4, kernel, "fit")
-    fixed, free, need = (1,), (0, 2, 3, 4, 5, 6, 7), 3
-    alpha = AlphaSubproblem(inst).solve_gram(relaxed_gram(inst, fixed, free, need))[0]
-    shares = FixedAlphaShares(inst, alpha, fixed, free)
-    order = sorted(free, key=lambda j: -shares.shares(need)[j])
-    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
-    marginal = [marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]) for t in range(6)]
-    share = share_bounds(shares, order, need)
-    assert all(s <= m + tol(m) for s, m in zip(share, marginal)) and any(s < m - 1e-6 for s, m in zip(share, marginal))
 
 
 def test_multiclass_shares_add_up_over_the_machines():
