@@ -107,17 +107,20 @@ class FixedAlphaShares:
             Xf, XI = X[:, free], X[:, fixed]
             pw = _Powers(c + gamma * (XI @ XI.T), Xf)
             Xv = Xf * v[:, None]
-            self.rest += 0.5 * d * gamma * np.einsum("ij,ij->j", Xv, pw.a(d - 1) @ Xv)   # t = 1
             coef = {t: 0.5 * comb(d, t) * gamma ** t for t in range(d + 1)}
+            Vt = Xv
+            for t in range(1, d + 1):                  # the monomials of beta_j alone: t = 1..d
+                part_t = coef[t] * _quads(pw.a(d - t), Vt)
+                self.alone += part_t
+                if t == 1:                             # rest: the part t = 1 of the shares
+                    self.rest += part_t
+                Vt = Vt * Xf
             if d >= 2:                                 # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
-                self.Q += _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)])
+                self.Q += _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)],
+                                      symmetric=True)
             for e in range(d - 2):                     # P: u_j = v o x_j^(2+e), W_e (module docstring)
                 self.P += _pair_quads(Xv * Xf ** (1 + e), XI, pw, c, gamma,
                                       [(coef[t] * comb(t - 2, e), d - t, t - 3 - e) for t in range(e + 3, d + 1)])
-            Vt = Xv
-            for t in range(1, d + 1):                  # the monomials of beta_j alone: t = 1..d
-                self.alone += coef[t] * np.einsum("ij,ij->j", Vt, pw.a(d - t) @ Vt)
-                Vt = Vt * Xf
             self.f_fixed += 0.5 * float(v @ pw.a(d) @ v) - float(a.sum())
 
     def takes(self) -> dict:
@@ -145,33 +148,44 @@ def _kron_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 class _Powers:
     """Entrywise powers a^p of base = c + gamma X_I X_I' and z^q of z = X_F X_F' (over the support rows), each
-    computed once per fixed alpha."""
+    computed once per fixed alpha, by products of lower powers (a^0 = z^0: the scalar 1 for the matrix 1 1')."""
 
     def __init__(self, base: np.ndarray, Xf: np.ndarray):
         self.Xf = Xf
-        self._a, self._z = {1: base}, {}
+        self._a, self._z = {0: 1.0, 1: base}, {0: 1.0}
 
-    def a(self, p: int) -> np.ndarray:
+    def a(self, p: int):
         if p not in self._a:
-            self._a[p] = self._a[1] ** p
+            self._a[p] = self.a(p - 1) * self._a[1]
         return self._a[p]
 
-    def z(self, q: int) -> np.ndarray:
+    def z(self, q: int):
         if q not in self._z:
-            self._z[q] = self.Xf @ self.Xf.T if q == 1 else self.z(1) ** q
+            self._z[q] = self.Xf @ self.Xf.T if q == 1 else self.z(q - 1) * self._z[1]
         return self._z[q]
 
+    def term(self, s: float, p: int, q: int):
+        """s a^p o z^q (a scalar when p = q = 0)."""
+        return s * self.a(p) * self.z(q) if p or q else s
 
-def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: float, terms) -> np.ndarray:
+
+def _quads(W, Y: np.ndarray) -> np.ndarray:
+    """[y_col' W y_col] over the columns of Y; a scalar W stands for the constant matrix W 1 1'."""
+    return W * np.square(Y.sum(axis=0)) if np.ndim(W) == 0 else np.einsum("ij,ij->j", Y, W @ Y)
+
+
+def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: float, terms,
+                symmetric: bool = False) -> np.ndarray:
     """[sum over (s, p, q) in ``terms`` of s (u_j o x_k)' (base^p o z^q) (u_j o x_k)]_{j,k} (powers entrywise;
     base = c + gamma X_I X_I', z = X_F X_F'). Each base^p o z^q is a Gram matrix Phi Phi': Phi the row-wise
     Kronecker product of p copies of [sqrt(c), sqrt(gamma) X_I] and q of X_F, so the entry is
     sum_Phi sum_col ((u_j o phi_col)' x_k)^2, O(columns x m |F|^2) when the columns are fewer than the m rows;
-    else O(m^2 |F|^2) with the matrix itself."""
+    else O(m^2 |F|^2) with the matrix itself (``symmetric``: U = v o X_F, so u_j o x_k = u_k o x_j and only the
+    columns j <= k are computed; a constant W = s 1 1': s (1'Y)^2)."""
     Xf = pw.Xf
     m, nf = Xf.shape
-    phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
-    if sum(phi.shape[1] ** p * nf ** q for _, p, q in terms) < m:
+    if sum((1 + XI.shape[1]) ** p * nf ** q for _, p, q in terms) < m:
+        phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
         out = np.zeros((nf, nf))
         for s, p, q in terms:
             factor = np.ones((m, 1))
@@ -182,9 +196,21 @@ def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: flo
             products = (_kron_rows(U, factor).T @ Xf).reshape(nf, -1, nf)     # [j, column, k]
             out += s * np.square(products).sum(axis=1)
         return out
-    W = sum(s * pw.a(p) * pw.z(q) for s, p, q in terms)
-    Y = _kron_rows(U, Xf)                              # column (j, k): u_j o x_k
-    return np.einsum("ij,ij->j", Y, W @ Y).reshape(nf, nf)
+    W = pw.term(*terms[0])
+    for s, p, q in terms[1:]:
+        W = W + pw.term(s, p, q)
+    if symmetric:
+        j, k = np.triu_indices(nf)
+        Y = U[:, j] * Xf[:, k]                         # column (j, k), j <= k: u_j o x_k
+    else:
+        Y = _kron_rows(U, Xf)                          # column (j, k): u_j o x_k
+    quads = _quads(W, Y)
+    if not symmetric:
+        return quads.reshape(nf, nf)
+    out = np.empty((nf, nf))
+    out[j, k] = quads
+    out[k, j] = quads
+    return out
 
 
 def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:

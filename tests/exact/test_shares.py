@@ -135,7 +135,7 @@ def test_multiclass_shares_add_up_over_the_machines():
 @settings(max_examples=20, deadline=None)
 def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d, n_fixed):
     """Q's terms (v o x_j o x_k)' W (v o x_j o x_k), W = 1/2 sum_{t >= 2} binom(d, t) gamma^t base^(d-t) z^(t-2):
-    by the Kronecker factors (few columns) or by W itself (many), against the definition."""
+    by the Kronecker factors (few columns) or by W itself (many, all columns or j <= k only), against the definition."""
     rng = np.random.default_rng(seed)
     Xf, XI, v = rng.normal(size=(m, 4)), rng.normal(size=(m, n_fixed)), rng.normal(size=m)
     c, gamma = 0.7, 0.3
@@ -144,7 +144,12 @@ def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d,
     W = sum(s * base ** p * z ** q for s, p, q in terms)
     Xv = Xf * v[:, None]
     expected = np.array([[(Xv[:, j] * Xf[:, k]) @ W @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
-    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
+    for symmetric in (False, True):                    # U = v o X_F: only the columns j <= k computed
+        got = _pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms, symmetric=symmetric)
+        assert np.allclose(got, expected, rtol=1e-9, atol=1e-9)
+    const = [(0.25, 0, 0)]                             # W = 1/4 1 1' (the scalar path): 1/4 (1'y)^2
+    by_const = np.array([[0.25 * (Xv[:, j] * Xf[:, k]).sum() ** 2 for k in range(4)] for j in range(4)])
+    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, const), by_const, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("kernel", POLY)
