@@ -87,7 +87,8 @@ from ..multiclass import machines
 class FixedAlphaShares:
     """f(alpha, I) and the degree shares of a node (module docstring) at one feasible alpha, split as
     e_j = rest_j + sum_{k in F} Q_jk: rest_j the part of degree 1, Q_jk the pair terms of the parts of degree >= 2;
-    ``alone``: f(alpha, I + j) - f(alpha, I); P_jk: the head's pair terms (module docstring, exact head)."""
+    ``alone``: f(alpha, I + j) - f(alpha, I); the head's pair terms P_jk (module docstring, exact head) on demand,
+    for the pairs a split uses only (:meth:`head`)."""
 
     def __init__(self, instance, alpha: np.ndarray, fixed, free):
         k = instance.kernel
@@ -99,7 +100,8 @@ class FixedAlphaShares:
         self.rest = np.zeros(len(free))
         self.alone = np.zeros(len(free))
         self.Q = np.zeros((len(free), len(free)))
-        self.P = np.zeros((len(free), len(free)))
+        self._parts = []
+        self._consts = d, gamma, c
         for part, a in machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
             sv = np.flatnonzero(a > 0)
             v = a[sv] * part.y[sv]
@@ -116,11 +118,11 @@ class FixedAlphaShares:
                     self.rest += part_t
                 Vt = Vt * Xf
             if d >= 2:                                 # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
-                self.Q += _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)],
-                                      symmetric=True)
-            for e in range(d - 2):                     # P: u_j = v o x_j^(2+e), W_e (module docstring)
-                self.P += _pair_quads(Xv * Xf ** (1 + e), XI, pw, c, gamma,
-                                      [(coef[t] * comb(t - 2, e), d - t, t - 3 - e) for t in range(e + 3, d + 1)])
+                j, k = np.triu_indices(len(free))      # u_j o x_k = u_k o x_j: the pairs j <= k
+                quads = _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)], (j, k))
+                self.Q[j, k] += quads
+                self.Q[k, j] = self.Q[j, k]
+            self._parts.append((pw, Xv, XI, coef))
             self.f_fixed += 0.5 * float(v @ pw.a(d) @ v) - float(a.sum())
 
     def takes(self) -> dict:
@@ -128,6 +130,22 @@ class FixedAlphaShares:
         sum_{t=1}^d 1/2 binom(d, t) gamma^t (v o x_j^t)' a^(d-t) (v o x_j^t) (one m x m product per t, no
         kernel matrix per feature)."""
         return dict(zip(self.free, (self.f_fixed + self.alone).tolist()))
+
+    def head(self, order, rows: int) -> np.ndarray:
+        """P in the coordinates of ``order``: [t, k] = P_{order[t], order[k]} for t < ``rows`` and k > t (the
+        pairs child t's bound uses), 0 elsewhere. P_jk = sum_{e=0}^{d-3} (u o x_k)' W_e (u o x_k), u = v o x_j^(2+e)
+        (module docstring, exact head)."""
+        d, gamma, c = self._consts
+        o = self.index(order)
+        t, k = np.triu_indices(len(o), 1)
+        t, k = t[t < rows], k[t < rows]
+        out = np.zeros((len(o), len(o)))
+        for pw, Xv, XI, coef in self._parts:
+            for e in range(d - 2):                     # u_j = v o x_j^(2+e), W_e
+                out[t, k] += _pair_quads(Xv * pw.Xf ** (1 + e), XI, pw, c, gamma,
+                                         [(coef[s] * comb(s - 2, e), d - s, s - 3 - e) for s in range(e + 3, d + 1)],
+                                         (o[t], o[k]))
+        return out
 
     def index(self, subset) -> np.ndarray:
         return np.array([self.position[int(j)] for j in subset], dtype=int)
@@ -175,13 +193,13 @@ def _quads(W, Y: np.ndarray) -> np.ndarray:
 
 
 def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: float, terms,
-                symmetric: bool = False) -> np.ndarray:
+                pairs=None) -> np.ndarray:
     """[sum over (s, p, q) in ``terms`` of s (u_j o x_k)' (base^p o z^q) (u_j o x_k)]_{j,k} (powers entrywise;
     base = c + gamma X_I X_I', z = X_F X_F'). Each base^p o z^q is a Gram matrix Phi Phi': Phi the row-wise
     Kronecker product of p copies of [sqrt(c), sqrt(gamma) X_I] and q of X_F, so the entry is
     sum_Phi sum_col ((u_j o phi_col)' x_k)^2, O(columns x m |F|^2) when the columns are fewer than the m rows;
-    else O(m^2 |F|^2) with the matrix itself (``symmetric``: U = v o X_F, so u_j o x_k = u_k o x_j and only the
-    columns j <= k are computed; a constant W = s 1 1': s (1'Y)^2)."""
+    else O(m^2 |F|^2) with the matrix itself, for the (j, k) in ``pairs`` only (two index arrays: then the
+    vector over them is returned; a constant W = s 1 1': s (1'Y)^2)."""
     Xf = pw.Xf
     m, nf = Xf.shape
     if sum((1 + XI.shape[1]) ** p * nf ** q for _, p, q in terms) < m:
@@ -195,22 +213,14 @@ def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: flo
                 factor = _kron_rows(factor, Xf)
             products = (_kron_rows(U, factor).T @ Xf).reshape(nf, -1, nf)     # [j, column, k]
             out += s * np.square(products).sum(axis=1)
-        return out
+        return out if pairs is None else out[pairs]
     W = pw.term(*terms[0])
     for s, p, q in terms[1:]:
         W = W + pw.term(s, p, q)
-    if symmetric:
-        j, k = np.triu_indices(nf)
-        Y = U[:, j] * Xf[:, k]                         # column (j, k), j <= k: u_j o x_k
-    else:
-        Y = _kron_rows(U, Xf)                          # column (j, k): u_j o x_k
-    quads = _quads(W, Y)
-    if not symmetric:
-        return quads.reshape(nf, nf)
-    out = np.empty((nf, nf))
-    out[j, k] = quads
-    out[k, j] = quads
-    return out
+    if pairs is None:
+        return _quads(W, _kron_rows(U, Xf)).reshape(nf, nf)     # column (j, k): u_j o x_k
+    j, k = pairs
+    return _quads(W, U[:, j] * Xf[:, k])
 
 
 def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:
@@ -220,7 +230,7 @@ def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:
     rest_k + Q_kk + 2 Q_jk + P_jk + top_{r-1}{Q_kl : l in P - k} (the pairs (j, k) moved to k's item)."""
     o = shares.index(order)
     Q = shares.Q[np.ix_(o, o)]
-    P = shares.P[np.ix_(o, o)]
+    P = shares.head(order, len(order) - need + 1) if need > 1 else None
     own = shares.rest[o] + np.diagonal(Q)
     alone = shares.alone[o]
     r = need - 1

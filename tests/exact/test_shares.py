@@ -135,7 +135,7 @@ def test_multiclass_shares_add_up_over_the_machines():
 @settings(max_examples=20, deadline=None)
 def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d, n_fixed):
     """Q's terms (v o x_j o x_k)' W (v o x_j o x_k), W = 1/2 sum_{t >= 2} binom(d, t) gamma^t base^(d-t) z^(t-2):
-    by the Kronecker factors (few columns) or by W itself (many, all columns or j <= k only), against the definition."""
+    by the Kronecker factors (few columns) or by W itself (many, all pairs or some), against the definition."""
     rng = np.random.default_rng(seed)
     Xf, XI, v = rng.normal(size=(m, 4)), rng.normal(size=(m, n_fixed)), rng.normal(size=m)
     c, gamma = 0.7, 0.3
@@ -144,9 +144,10 @@ def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d,
     W = sum(s * base ** p * z ** q for s, p, q in terms)
     Xv = Xf * v[:, None]
     expected = np.array([[(Xv[:, j] * Xf[:, k]) @ W @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
-    for symmetric in (False, True):                    # U = v o X_F: only the columns j <= k computed
-        got = _pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms, symmetric=symmetric)
-        assert np.allclose(got, expected, rtol=1e-9, atol=1e-9)
+    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
+    pairs = (np.array([0, 3, 1, 2]), np.array([2, 3, 0, 2]))   # only some (j, k)
+    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms, pairs), expected[pairs],
+                       rtol=1e-9, atol=1e-9)
     const = [(0.25, 0, 0)]                             # W = 1/4 1 1' (the scalar path): 1/4 (1'y)^2
     by_const = np.array([[0.25 * (Xv[:, j] * Xf[:, k]).sum() ** 2 for k in range(4)] for j in range(4)])
     assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, const), by_const, rtol=1e-9, atol=1e-9)
@@ -164,9 +165,11 @@ def test_head_pairs_bound_the_cross_monomials(kernel, seed, data, random_feasibl
     fixed, free, need = node(data, n, B)
     whole = FixedAlphaShares(inst, alpha, fixed, free)
     for j in free:
-        for R in itertools.combinations([k for k in free if k != j], need - 1):
-            part = FixedAlphaShares(inst, alpha, fixed, (j, *R))
+        others = [k for k in free if k != j]
+        P = whole.head([j, *others], 1)[0, 1:]        # P_jk, k in others
+        for R in itertools.combinations(range(len(others)), need - 1):
+            part = FixedAlphaShares(inst, alpha, fixed, (j, *(others[k] for k in R)))
             e_j = part.rest[0] + part.Q[0].sum()
-            i, ks = whole.index([j])[0], whole.index(R)
-            bound = whole.alone[i] + (whole.Q[i, ks] + whole.P[i, ks]).sum()
+            i, ks = whole.index([j])[0], whole.index([others[k] for k in R])
+            bound = whole.alone[i] + whole.Q[i, ks].sum() + P[list(R)].sum()
             assert e_j <= bound + tol(bound)
