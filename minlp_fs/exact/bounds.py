@@ -150,12 +150,13 @@ def quadratic(kernel) -> bool:
     return monotone(kernel) and kernel.degree == 2
 
 
-def _fit_basis(instance, alpha: np.ndarray, fixed, free):
+def _fit_basis(instance, alpha: np.ndarray, fixed, free, need: int):
     """What the fit-sense order and bounds of (I, F) at ``alpha`` rest on: degree 2, the fixed-alpha
-    quadratic on U = I u F; other degrees, the degree shares of :mod:`.shares`."""
+    quadratic on U = I u F; other degrees, the degree shares of :mod:`.shares` (their pair terms only if
+    need > 1)."""
     if quadratic(instance.kernel):
         return FixedAlphaQuadratic(instance, alpha, tree.universe(fixed, free))
-    return FixedAlphaShares(instance, alpha, fixed, free)
+    return FixedAlphaShares(instance, alpha, fixed, free, pairs=need > 1)
 
 
 def _order(basis, fixed, free, need: int) -> list:
@@ -181,19 +182,19 @@ def fit_order(instance, alpha: np.ndarray, fixed, free, need: int) -> list:
     """The order the fit sense splits a node by: largest estimated gain first (degree 2: g_j plus half the
     need - 1 largest pair terms of j; other degrees: its degree share with its need - 1 best partners,
     :meth:`.shares.FixedAlphaShares.shares`)."""
-    return _order(_fit_basis(instance, alpha, fixed, free), fixed, free, need)
+    return _order(_fit_basis(instance, alpha, fixed, free, need), fixed, free, need)
 
 
 def fit_child_bounds(instance, alpha: np.ndarray, fixed, free, need: int, order) -> list:
     """Score bounds (-f terms) of the children of the split of (I, F, need) by ``order`` from one feasible
     alpha: degree 2, the pair bound; other polynomial degrees, the degree-share bound
     (:func:`.shares.share_bounds`). Shared by the search and the verifier."""
-    return _child_bounds(_fit_basis(instance, alpha, fixed, free), fixed, need, order)
+    return _child_bounds(_fit_basis(instance, alpha, fixed, free, need), fixed, need, order)
 
 
 def fit_split(instance, alpha: np.ndarray, fixed, free, need: int) -> tuple:
     """(:func:`fit_order`, :func:`fit_child_bounds` in that order) from one fixed-alpha basis (built once)."""
-    basis = _fit_basis(instance, alpha, fixed, free)
+    basis = _fit_basis(instance, alpha, fixed, free, need)
     order = _order(basis, fixed, free, need)
     return order, _child_bounds(basis, fixed, need, order)
 

@@ -87,10 +87,13 @@ from ..multiclass import machines
 class FixedAlphaShares:
     """f(alpha, I) and the degree shares of a node (module docstring) at one feasible alpha, split as
     e_j = rest_j + sum_{k in F} Q_jk: rest_j the part of degree 1, Q_jk the pair terms of the parts of degree >= 2;
-    ``alone``: f(alpha, I + j) - f(alpha, I); the head's pair terms P_jk (module docstring, exact head) on demand,
-    for the pairs a split uses only (:meth:`head`)."""
+    ``alone``: f(alpha, I + j) - f(alpha, I), the monomials of beta_j alone,
+    sum_{t=1}^d 1/2 binom(d, t) gamma^t (v o x_j^t)' a^(d-t) (v o x_j^t) (one m x m product per t, no kernel
+    matrix per feature); the head's pair terms P_jk (module docstring, exact head) on demand,
+    for the pairs a split uses only (:meth:`head`). ``pairs=False``: Q's diagonal only (off the diagonal 0), enough
+    for need = 1 (no partners, no pair terms in the bounds of leaf children) and refused for need > 1."""
 
-    def __init__(self, instance, alpha: np.ndarray, fixed, free):
+    def __init__(self, instance, alpha: np.ndarray, fixed, free, pairs: bool = True):
         k = instance.kernel
         d, gamma, c = k.degree, k.gamma, k.coef0
         fixed, free = list(fixed), list(free)
@@ -102,6 +105,7 @@ class FixedAlphaShares:
         self.Q = np.zeros((len(free), len(free)))
         self._parts = []
         self._consts = d, gamma, c
+        self.pairs = pairs
         for part, a in machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
             sv = np.flatnonzero(a > 0)
             v = a[sv] * part.y[sv]
@@ -118,18 +122,13 @@ class FixedAlphaShares:
                     self.rest += part_t
                 Vt = Vt * Xf
             if d >= 2:                                 # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
-                j, k = np.triu_indices(len(free))      # u_j o x_k = u_k o x_j: the pairs j <= k
+                # u_j o x_k = u_k o x_j: the pairs j <= k (or j = k only)
+                j, k = np.triu_indices(len(free)) if pairs else (np.arange(len(free)),) * 2
                 quads = _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)], (j, k))
                 self.Q[j, k] += quads
                 self.Q[k, j] = self.Q[j, k]
             self._parts.append((pw, Xv, XI, coef))
             self.f_fixed += 0.5 * float(v @ pw.a(d) @ v) - float(a.sum())
-
-    def takes(self) -> dict:
-        """{j: f(alpha, I + {j})} over F: f(alpha, I) + the monomials of beta_j alone,
-        sum_{t=1}^d 1/2 binom(d, t) gamma^t (v o x_j^t)' a^(d-t) (v o x_j^t) (one m x m product per t, no
-        kernel matrix per feature)."""
-        return dict(zip(self.free, (self.f_fixed + self.alone).tolist()))
 
     def head(self, order, rows: int) -> np.ndarray:
         """P in the coordinates of ``order``: [t, k] = P_{order[t], order[k]} for t < ``rows`` and k > t (the
@@ -153,10 +152,16 @@ class FixedAlphaShares:
     def shares(self, need: int) -> dict:
         """{j: an upper bound of e_j(R) over the R of size ``need`` holding j}: rest_j + Q_jj + the need - 1
         largest Q_jk, k in F - j (the order of a split, largest first)."""
+        _check_pairs(self, need)
         off = self.Q.copy()
         np.fill_diagonal(off, -np.inf)
         top = -np.sort(-off, axis=1)[:, :need - 1].sum(axis=1) if need > 1 else 0.0
         return dict(zip(self.free, (self.rest + np.diagonal(self.Q) + top).tolist()))
+
+
+def _check_pairs(shares: FixedAlphaShares, need: int) -> None:
+    if need > 1 and not shares.pairs:
+        raise ValueError("FixedAlphaShares(pairs=False) has Q's diagonal only: need must be 1")
 
 
 def _kron_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -228,6 +233,7 @@ def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:
     docstring, partner bound with the exact head): child t takes j = order[t] and R, r = need - 1 features of
     P = order[t+1:]; its bound is f(alpha, I + j) + the r largest over k in P of
     rest_k + Q_kk + 2 Q_jk + P_jk + top_{r-1}{Q_kl : l in P - k} (the pairs (j, k) moved to k's item)."""
+    _check_pairs(shares, need)
     o = shares.index(order)
     Q = shares.Q[np.ix_(o, o)]
     P = shares.head(order, len(order) - need + 1) if need > 1 else None

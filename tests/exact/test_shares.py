@@ -50,8 +50,16 @@ def test_shares_add_up_to_the_value_of_every_subset(kernel, seed, data, random_f
     fixed, free, _ = node(data, n, 3)
     whole = FixedAlphaShares(inst, alpha, fixed, free)
     assert whole.f_fixed == pytest.approx(inst.objective(alpha, fixed), rel=1e-9, abs=1e-9)
-    for j, f_take in whole.takes().items():
+    for j, alone in zip(free, whole.alone):
+        f_take = whole.f_fixed + alone
         assert f_take == pytest.approx(inst.objective(alpha, tree.probe_set(fixed, j)), rel=1e-9, abs=1e-9)
+    single = FixedAlphaShares(inst, alpha, fixed, free, pairs=False)   # Q's diagonal only: enough for need = 1
+    assert single.shares(1) == pytest.approx(whole.shares(1), rel=1e-12, abs=1e-12)
+    order = data.draw(st.permutations(free))
+    assert share_bounds(single, order, 1) == pytest.approx(share_bounds(whole, order, 1), rel=1e-12, abs=1e-12)
+    if len(free) > 1:
+        with pytest.raises(ValueError, match="need must be 1"):
+            share_bounds(single, order, 2)
     for size in range(1, len(free) + 1):
         for R in itertools.combinations(free, size):
             part = FixedAlphaShares(inst, alpha, fixed, R)
