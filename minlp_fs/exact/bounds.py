@@ -6,7 +6,7 @@ f(alpha, S) = 1/2 alpha' Q_S alpha - e'alpha the one objective (:mod:`minlp_fs.o
 family of B-subsets; a *bound* of a node is a number every subset's score is >= to. A node whose bound
 is >= the incumbent's score holds no strictly better subset and is pruned.
 
-Three bounds are proven here:
+These bounds are proven here:
 
 * **trivial** (paper sense, any kernel; Remark 1): g(S) >= -2C min(|I+|, |I-|).
 * **probe** (:func:`probe_bound`; paper sense, polynomial kernels with c >= 0): g is monotone
@@ -19,14 +19,6 @@ Three bounds are proven here:
   Any lower bound of g(I + j) may stand for it: the search solves the probes of inner nodes to a
   loose KKT tolerance and uses the weak-duality bound of :func:`primal_lower_bound`.
   (In the fit sense monotonicity only gives g(S) <= g(I u F), used as is by the search.)
-* **fixed-alpha marginal** (:func:`marginal_bound`; fit sense, polynomial kernels with c >= 0): for
-  ANY feasible alpha, g(S) <= f(alpha, S) (g is a minimum over alpha). At fixed alpha,
-  F(S) = alpha' Q_S alpha is supermodular and nondecreasing (Proposition 1), so for the node's
-  subsets S = I u R, R subset of F, |R| = r, with U = I u F and delta_j = F(U) - F(U - {j}):
-  F(S) = F(I) + sum_t [F(I u {s_1..s_t}) - F(I u {s_1..s_{t-1}})] and each increment is at most
-  delta_{s_t} (supermodularity: I u {s_1..s_{t-1}} lies inside U - {s_t}). Hence
-  F(S) <= min(F(U), F(I) + sum of the r largest delta_j), an upper bound of g over the whole node
-  from one alpha and |U| fixed-alpha evaluations, with no QP.
 * **fixed-alpha pair** (:class:`FixedAlphaQuadratic`, :func:`pair_bounds`; fit sense, degree-2 polynomial
   kernels with c >= 0): with v = alpha * y and u = X'v, V = X' diag(v) X (over the rows),
   K_S = (gamma G_S + c)^2 entrywise expands to c^2 + 2 c gamma G_S + gamma^2 G_S o G_S, and
@@ -37,14 +29,16 @@ Three bounds are proven here:
   sum_{j<k in R} D_jk = 1/2 sum_{j in R} sum_{k in R - j} D_jk <= 1/2 sum_{j in R} top_{r-1}{D_jk : k in P - j},
   hence f(alpha, I u R) <= f(alpha, I) + (sum of the r largest h_j over P), h_j = g_j + 1/2 top_{r-1}(D_j.).
   A child T = I + {j_t} with pool P = order[t+1:] has g_k(T) = g_k + D_{j_t k}, so its bound is
-  f(alpha, I) + g_{j_t} + the r largest of g_k + D_{j_t k} + 1/2 top_{r-1}{D_kl : l in P - k}. The
-  marginal bound charges each feature its interactions with ALL of U; this one only its r - 1 largest.
+  f(alpha, I) + g_{j_t} + the r largest of g_k + D_{j_t k} + 1/2 top_{r-1}{D_kl : l in P - k}.
 * **fixed-alpha degree shares** (:mod:`.shares`; fit sense, polynomial kernels of any degree with c >= 0):
   every monomial of f(alpha, .) in beta has a nonnegative coefficient; charging each to the features of
   its support in proportion to their exponents gives shares e_j with f(alpha, I u R) <= f(alpha, I) +
-  sum_{j in R} e_j (each monomial inside R is charged wholly to R), e_j <= the marginal gain, and the
-  parts of degree >= 2 of each share charged to its r - 1 best partners only (for degree 2 the pair bound).
-  Degrees other than 2 use the smaller of it and the marginal bound.
+  sum_{j in R} e_j (each monomial inside R is charged wholly to R), and the parts of degree >= 2 of each
+  share charged to its r - 1 best partners only (for degree 2 the pair bound). Degrees other than 2 use it
+  alone: the marginal bound f(alpha, I + j) + the r largest gains f(alpha, U) - f(alpha, U - k) (supermodularity
+  of alpha' Q_S alpha), which the search used to take the smaller of, counts each monomial whole in every gain
+  (e_k <= gain_k) and was the smaller for 0 of 221 children on Cleveland poly5 B = 6 and 0 of 23,126 on Sonar
+  poly3 B = 6 (benchmarks/RESULTS.md, bench_bnb_fit_bmax) while costing about 12 % of the search's CPU.
 
 The Gaussian kernel has neither property (appendix counterexample); there only the trivial bound
 (paper sense) is used, and the tree enumerates the leaves.
@@ -53,7 +47,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..heuristics.screening import FixedAlpha
 from ..kernels import PolynomialKernel
 from ..multiclass import machines
 from ..objective import primal_point
@@ -157,14 +150,13 @@ def quadratic(kernel) -> bool:
     return monotone(kernel) and kernel.degree == 2
 
 
-def _fit_basis(instance, alpha: np.ndarray, fixed, free, deadline=None):
+def _fit_basis(instance, alpha: np.ndarray, fixed, free, need: int):
     """What the fit-sense order and bounds of (I, F) at ``alpha`` rest on: degree 2, the fixed-alpha
-    quadratic on U = I u F; other degrees, :func:`marginal_gains` at U and the degree shares of
-    :mod:`.shares`."""
+    quadratic on U = I u F; other degrees, the degree shares of :mod:`.shares` (their pair terms only if
+    need > 1)."""
     if quadratic(instance.kernel):
         return FixedAlphaQuadratic(instance, alpha, tree.universe(fixed, free))
-    shares = FixedAlphaShares(instance, alpha, fixed, free)
-    return marginal_gains(instance, alpha, fixed, free, deadline, shares.takes()), shares
+    return FixedAlphaShares(instance, alpha, fixed, free, pairs=need > 1)
 
 
 def _order(basis, fixed, free, need: int) -> list:
@@ -174,7 +166,7 @@ def _order(basis, fixed, free, need: int) -> list:
         np.fill_diagonal(D, -np.inf)
         score = gain + 0.5 * -np.sort(-D, axis=1)[:, :need - 1].sum(axis=1) if need > 1 else gain
         return [j for _, j in sorted(zip(-score, free))]
-    share = basis[1].shares(need)
+    share = basis.shares(need)
     return sorted(free, key=lambda j: (-share[j], j))
 
 
@@ -182,30 +174,27 @@ def _child_bounds(basis, fixed, need: int, order) -> list:
     if isinstance(basis, FixedAlphaQuadratic):
         bounds = pair_bounds(basis, fixed, order, need)
     else:
-        (f_take, f_all, gains), shares = basis
-        bounds = [min(marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]), share)
-                  for t, share in enumerate(share_bounds(shares, order, need))]
+        bounds = share_bounds(basis, order, need)
     return [-b for b in bounds]
 
 
-def fit_order(instance, alpha: np.ndarray, fixed, free, need: int, deadline=None) -> list:
+def fit_order(instance, alpha: np.ndarray, fixed, free, need: int) -> list:
     """The order the fit sense splits a node by: largest estimated gain first (degree 2: g_j plus half the
     need - 1 largest pair terms of j; other degrees: its degree share with its need - 1 best partners,
     :meth:`.shares.FixedAlphaShares.shares`)."""
-    return _order(_fit_basis(instance, alpha, fixed, free, deadline), fixed, free, need)
+    return _order(_fit_basis(instance, alpha, fixed, free, need), fixed, free, need)
 
 
-def fit_child_bounds(instance, alpha: np.ndarray, fixed, free, need: int, order, deadline=None) -> list:
+def fit_child_bounds(instance, alpha: np.ndarray, fixed, free, need: int, order) -> list:
     """Score bounds (-f terms) of the children of the split of (I, F, need) by ``order`` from one feasible
-    alpha: degree 2, the pair bound (at most the marginal one: 1/2 top_{r-1} of a row of D >= 0 is at most
-    its sum); other polynomial degrees, the smaller of the marginal and the degree-share bound
+    alpha: degree 2, the pair bound; other polynomial degrees, the degree-share bound
     (:func:`.shares.share_bounds`). Shared by the search and the verifier."""
-    return _child_bounds(_fit_basis(instance, alpha, fixed, free, deadline), fixed, need, order)
+    return _child_bounds(_fit_basis(instance, alpha, fixed, free, need), fixed, need, order)
 
 
-def fit_split(instance, alpha: np.ndarray, fixed, free, need: int, deadline=None) -> tuple:
+def fit_split(instance, alpha: np.ndarray, fixed, free, need: int) -> tuple:
     """(:func:`fit_order`, :func:`fit_child_bounds` in that order) from one fixed-alpha basis (built once)."""
-    basis = _fit_basis(instance, alpha, fixed, free, deadline)
+    basis = _fit_basis(instance, alpha, fixed, free, need)
     order = _order(basis, fixed, free, need)
     return order, _child_bounds(basis, fixed, need, order)
 
@@ -225,27 +214,3 @@ def relaxed_gram(instance, fixed, free, need: int) -> np.ndarray:
 #: the relaxed beta's weight on the free features, as a multiple of need / |F| (measured 1 and 1.5 on
 #: Ionosphere, Sonar, German poly2 fit: 1.5 as good or better)
 RELAX = 1.5
-
-
-def marginal_gains(instance, alpha: np.ndarray, fixed, free, deadline=None, takes=None) -> tuple:
-    """At a fixed alpha, with U = I u F: ({j: f(alpha, I + {j})}, f(alpha, U), {j: f(alpha, U) - f(alpha, U - {j})}), j in F.
-    ``takes``: the first of these if already known (:meth:`.shares.FixedAlphaShares.takes`)."""
-    fa = FixedAlpha(instance, alpha, deadline)
-    universe = tree.universe(fixed, free)
-    f_all = fa.value(universe)
-    removed = fa.removal_values(universe)
-    takes = fa.addition_values(fixed, free) if takes is None else takes
-    return takes, f_all, {j: f_all - removed[j] for j in free}
-
-
-def marginal_bound(f_take: float, f_all: float, gains: dict, r: int, pool) -> float:
-    """Upper bound of f(alpha, S) >= g(S) over the S = T u R, R subset of ``pool``, |R| = r.
-
-    ``f_take`` = f(alpha, T); the bound is f(alpha, T) + the r largest gains in ``pool`` (module
-    docstring, marginal bound with I = T; in f's terms, f = F/2 - e'alpha, the constant cancels in the
-    increments), and at most f(alpha, U). ``gains`` must come from :func:`marginal_gains` at a U
-    containing every such S: gains at a larger U are larger (supermodularity), so one call bounds every
-    child of a node, and the bound holds in all their descendants.
-    """
-    pooled = sorted((gains[j] for j in pool), reverse=True)[:r]
-    return min(f_all, f_take + float(sum(pooled)))

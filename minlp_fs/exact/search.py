@@ -21,10 +21,11 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
      (the node is then pruned). Then one more QP, the alpha of the relaxed beta (1 on I, about
      1.5 need / |F| on F: :func:`.bounds.relaxed_gram`), a feasible alpha fitted to the node's
-     B-subsets rather than to U; at it, children are ordered by estimated gain, largest first
+     B-subsets rather than to U, solved to PROBE_TOL only (the fixed-alpha bounds hold at ANY feasible
+     alpha; on Cleveland poly2/3/5 B = 6 fit the same QPs and nodes as at the default tolerance, ~5 % less CPU); at it, children are ordered by estimated gain, largest first
      (:func:`.bounds.fit_order`), and child t gets a fixed-alpha bound of its subsets
-     (:func:`.bounds.fit_child_bounds`: the pair bound for degree 2, the degree-share and marginal
-     bounds otherwise),
+     (:func:`.bounds.fit_child_bounds`: the pair bound for degree 2, the degree-share bound
+     otherwise),
      both from one fixed-alpha basis (:func:`.bounds.fit_split`), which prunes most children without
      any QP. (At the alpha of U the bounds were 3-30x looser on
      Ionosphere/Sonar/German poly2: benchmarks/RESULTS.md, bench_bnb.)
@@ -86,7 +87,7 @@ class BranchAndBound(Method):
     ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved).
     The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
     finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
-    ``marginal``: use the fixed-alpha bounds (pair, or degree-share and marginal) at the relaxed alpha (fit sense,
+    ``marginal``: use the fixed-alpha bounds (pair, or degree-share) at the relaxed alpha (fit sense,
     polynomial kernels);
     ``certificate``: path of a JSON proof to write. ``n_jobs``: 1, this sequential search; otherwise
     worker processes (-1: one per core) searching disjoint subtrees, through joblib's ``backend``
@@ -272,9 +273,9 @@ class _Search:
         order, children, at = None, [], alpha
         if bound < self._score_inc():
             if self.method.marginal:
-                at, _ = self.qp.solve_gram(relaxed_gram(self.inst, node.fixed, node.free, node.need), alpha)
+                at, _ = self.loose_qp.solve_gram(relaxed_gram(self.inst, node.fixed, node.free, node.need), alpha)
                 self.counts["qps"] += 1
-                order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need, self.deadline)
+                order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need)
                 for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):
                     self.counts["pruned_marginal"] += b >= self._score_inc() > bound
                     children.append(_Node(f, F, node.need - 1, max(bound, b), alpha))

@@ -72,7 +72,8 @@ bound -3063.5, shares alone -3891.7, shares with partners for t = 2 only -3979.1
 (the largest f(alpha, S) a local search finds there: -4360.4); German poly5 B = 9, first child: marginal
 241.0 (its cap f(alpha, U)), partners for t = 2 only -1729.6, for every t -2611.0 (incumbent -4734.4); with
 the exact head -4145.6 and -2615.1 there, and deeper in the tree the marginal bound is no longer the smaller one
-for any child (it was for 87 of 221 children on Cleveland poly5 B = 6, 32,962 of 37,834 on Sonar poly3 B = 6).
+for any child (it was for 87 of 221 children on Cleveland poly5 B = 6, 32,962 of 37,834 on Sonar poly3 B = 6;
+with the exact head for 0 of 221 and 0 of 23,126), so the search uses this bound alone (:mod:`.bounds`).
 """
 from __future__ import annotations
 
@@ -86,9 +87,13 @@ from ..multiclass import machines
 class FixedAlphaShares:
     """f(alpha, I) and the degree shares of a node (module docstring) at one feasible alpha, split as
     e_j = rest_j + sum_{k in F} Q_jk: rest_j the part of degree 1, Q_jk the pair terms of the parts of degree >= 2;
-    ``alone``: f(alpha, I + j) - f(alpha, I); P_jk: the head's pair terms (module docstring, exact head)."""
+    ``alone``: f(alpha, I + j) - f(alpha, I), the monomials of beta_j alone,
+    sum_{t=1}^d 1/2 binom(d, t) gamma^t (v o x_j^t)' a^(d-t) (v o x_j^t) (one m x m product per t, no kernel
+    matrix per feature); the head's pair terms P_jk (module docstring, exact head) on demand,
+    for the pairs a split uses only (:meth:`head`). ``pairs=False``: Q's diagonal only (off the diagonal 0), enough
+    for need = 1 (no partners, no pair terms in the bounds of leaf children) and refused for need > 1."""
 
-    def __init__(self, instance, alpha: np.ndarray, fixed, free):
+    def __init__(self, instance, alpha: np.ndarray, fixed, free, pairs: bool = True):
         k = instance.kernel
         d, gamma, c = k.degree, k.gamma, k.coef0
         fixed, free = list(fixed), list(free)
@@ -98,7 +103,9 @@ class FixedAlphaShares:
         self.rest = np.zeros(len(free))
         self.alone = np.zeros(len(free))
         self.Q = np.zeros((len(free), len(free)))
-        self.P = np.zeros((len(free), len(free)))
+        self._parts = []
+        self._consts = d, gamma, c
+        self.pairs = pairs
         for part, a in machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
             sv = np.flatnonzero(a > 0)
             v = a[sv] * part.y[sv]
@@ -106,24 +113,38 @@ class FixedAlphaShares:
             Xf, XI = X[:, free], X[:, fixed]
             pw = _Powers(c + gamma * (XI @ XI.T), Xf)
             Xv = Xf * v[:, None]
-            self.rest += 0.5 * d * gamma * np.einsum("ij,ij->j", Xv, pw.a(d - 1) @ Xv)   # t = 1
             coef = {t: 0.5 * comb(d, t) * gamma ** t for t in range(d + 1)}
-            if d >= 2:                                 # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
-                self.Q += _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)])
-            for e in range(d - 2):                     # P: u_j = v o x_j^(2+e), W_e (module docstring)
-                self.P += _pair_quads(Xv * Xf ** (1 + e), XI, pw, c, gamma,
-                                      [(coef[t] * comb(t - 2, e), d - t, t - 3 - e) for t in range(e + 3, d + 1)])
             Vt = Xv
             for t in range(1, d + 1):                  # the monomials of beta_j alone: t = 1..d
-                self.alone += coef[t] * np.einsum("ij,ij->j", Vt, pw.a(d - t) @ Vt)
+                part_t = coef[t] * _quads(pw.a(d - t), Vt)
+                self.alone += part_t
+                if t == 1:                             # rest: the part t = 1 of the shares
+                    self.rest += part_t
                 Vt = Vt * Xf
+            if d >= 2:                                 # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
+                # u_j o x_k = u_k o x_j: the pairs j <= k (or j = k only)
+                j, k = np.triu_indices(len(free)) if pairs else (np.arange(len(free)),) * 2
+                quads = _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)], (j, k))
+                self.Q[j, k] += quads
+                self.Q[k, j] = self.Q[j, k]
+            self._parts.append((pw, Xv, XI, coef))
             self.f_fixed += 0.5 * float(v @ pw.a(d) @ v) - float(a.sum())
 
-    def takes(self) -> dict:
-        """{j: f(alpha, I + {j})} over F: f(alpha, I) + the monomials of beta_j alone,
-        sum_{t=1}^d 1/2 binom(d, t) gamma^t (v o x_j^t)' a^(d-t) (v o x_j^t) (one m x m product per t, no
-        kernel matrix per feature)."""
-        return dict(zip(self.free, (self.f_fixed + self.alone).tolist()))
+    def head(self, order, rows: int) -> np.ndarray:
+        """P in the coordinates of ``order``: [t, k] = P_{order[t], order[k]} for t < ``rows`` and k > t (the
+        pairs child t's bound uses), 0 elsewhere. P_jk = sum_{e=0}^{d-3} (u o x_k)' W_e (u o x_k), u = v o x_j^(2+e)
+        (module docstring, exact head)."""
+        d, gamma, c = self._consts
+        o = self.index(order)
+        t, k = np.triu_indices(len(o), 1)
+        t, k = t[t < rows], k[t < rows]
+        out = np.zeros((len(o), len(o)))
+        for pw, Xv, XI, coef in self._parts:
+            for e in range(d - 2):                     # u_j = v o x_j^(2+e), W_e
+                out[t, k] += _pair_quads(Xv * pw.Xf ** (1 + e), XI, pw, c, gamma,
+                                         [(coef[s] * comb(s - 2, e), d - s, s - 3 - e) for s in range(e + 3, d + 1)],
+                                         (o[t], o[k]))
+        return out
 
     def index(self, subset) -> np.ndarray:
         return np.array([self.position[int(j)] for j in subset], dtype=int)
@@ -131,10 +152,16 @@ class FixedAlphaShares:
     def shares(self, need: int) -> dict:
         """{j: an upper bound of e_j(R) over the R of size ``need`` holding j}: rest_j + Q_jj + the need - 1
         largest Q_jk, k in F - j (the order of a split, largest first)."""
+        _check_pairs(self, need)
         off = self.Q.copy()
         np.fill_diagonal(off, -np.inf)
         top = -np.sort(-off, axis=1)[:, :need - 1].sum(axis=1) if need > 1 else 0.0
         return dict(zip(self.free, (self.rest + np.diagonal(self.Q) + top).tolist()))
+
+
+def _check_pairs(shares: FixedAlphaShares, need: int) -> None:
+    if need > 1 and not shares.pairs:
+        raise ValueError("FixedAlphaShares(pairs=False) has Q's diagonal only: need must be 1")
 
 
 def _kron_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -144,33 +171,44 @@ def _kron_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 class _Powers:
     """Entrywise powers a^p of base = c + gamma X_I X_I' and z^q of z = X_F X_F' (over the support rows), each
-    computed once per fixed alpha."""
+    computed once per fixed alpha, by products of lower powers (a^0 = z^0: the scalar 1 for the matrix 1 1')."""
 
     def __init__(self, base: np.ndarray, Xf: np.ndarray):
         self.Xf = Xf
-        self._a, self._z = {1: base}, {}
+        self._a, self._z = {0: 1.0, 1: base}, {0: 1.0}
 
-    def a(self, p: int) -> np.ndarray:
+    def a(self, p: int):
         if p not in self._a:
-            self._a[p] = self._a[1] ** p
+            self._a[p] = self.a(p - 1) * self._a[1]
         return self._a[p]
 
-    def z(self, q: int) -> np.ndarray:
+    def z(self, q: int):
         if q not in self._z:
-            self._z[q] = self.Xf @ self.Xf.T if q == 1 else self.z(1) ** q
+            self._z[q] = self.Xf @ self.Xf.T if q == 1 else self.z(q - 1) * self._z[1]
         return self._z[q]
 
+    def term(self, s: float, p: int, q: int):
+        """s a^p o z^q (a scalar when p = q = 0)."""
+        return s * self.a(p) * self.z(q) if p or q else s
 
-def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: float, terms) -> np.ndarray:
+
+def _quads(W, Y: np.ndarray) -> np.ndarray:
+    """[y_col' W y_col] over the columns of Y; a scalar W stands for the constant matrix W 1 1'."""
+    return W * np.square(Y.sum(axis=0)) if np.ndim(W) == 0 else np.einsum("ij,ij->j", Y, W @ Y)
+
+
+def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: float, terms,
+                pairs=None) -> np.ndarray:
     """[sum over (s, p, q) in ``terms`` of s (u_j o x_k)' (base^p o z^q) (u_j o x_k)]_{j,k} (powers entrywise;
     base = c + gamma X_I X_I', z = X_F X_F'). Each base^p o z^q is a Gram matrix Phi Phi': Phi the row-wise
     Kronecker product of p copies of [sqrt(c), sqrt(gamma) X_I] and q of X_F, so the entry is
     sum_Phi sum_col ((u_j o phi_col)' x_k)^2, O(columns x m |F|^2) when the columns are fewer than the m rows;
-    else O(m^2 |F|^2) with the matrix itself."""
+    else O(m^2 |F|^2) with the matrix itself, for the (j, k) in ``pairs`` only (two index arrays: then the
+    vector over them is returned; a constant W = s 1 1': s (1'Y)^2)."""
     Xf = pw.Xf
     m, nf = Xf.shape
-    phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
-    if sum(phi.shape[1] ** p * nf ** q for _, p, q in terms) < m:
+    if sum((1 + XI.shape[1]) ** p * nf ** q for _, p, q in terms) < m:
+        phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
         out = np.zeros((nf, nf))
         for s, p, q in terms:
             factor = np.ones((m, 1))
@@ -180,10 +218,14 @@ def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: flo
                 factor = _kron_rows(factor, Xf)
             products = (_kron_rows(U, factor).T @ Xf).reshape(nf, -1, nf)     # [j, column, k]
             out += s * np.square(products).sum(axis=1)
-        return out
-    W = sum(s * pw.a(p) * pw.z(q) for s, p, q in terms)
-    Y = _kron_rows(U, Xf)                              # column (j, k): u_j o x_k
-    return np.einsum("ij,ij->j", Y, W @ Y).reshape(nf, nf)
+        return out if pairs is None else out[pairs]
+    W = pw.term(*terms[0])
+    for s, p, q in terms[1:]:
+        W = W + pw.term(s, p, q)
+    if pairs is None:
+        return _quads(W, _kron_rows(U, Xf)).reshape(nf, nf)     # column (j, k): u_j o x_k
+    j, k = pairs
+    return _quads(W, U[:, j] * Xf[:, k])
 
 
 def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:
@@ -191,9 +233,10 @@ def share_bounds(shares: FixedAlphaShares, order, need: int) -> list:
     docstring, partner bound with the exact head): child t takes j = order[t] and R, r = need - 1 features of
     P = order[t+1:]; its bound is f(alpha, I + j) + the r largest over k in P of
     rest_k + Q_kk + 2 Q_jk + P_jk + top_{r-1}{Q_kl : l in P - k} (the pairs (j, k) moved to k's item)."""
+    _check_pairs(shares, need)
     o = shares.index(order)
     Q = shares.Q[np.ix_(o, o)]
-    P = shares.P[np.ix_(o, o)]
+    P = shares.head(order, len(order) - need + 1) if need > 1 else None
     own = shares.rest[o] + np.diagonal(Q)
     alone = shares.alone[o]
     r = need - 1

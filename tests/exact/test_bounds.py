@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.alpha.smo import smo_solve
 from minlp_fs.exact import tree
-from minlp_fs.exact.bounds import (FixedAlphaQuadratic, fit_child_bounds, fit_order, marginal_bound, marginal_gains,
-                                   monotone, primal_lower_bound, probe_bound, relaxed_gram)
+from minlp_fs.exact.bounds import (FixedAlphaQuadratic, fit_child_bounds, fit_order, monotone, primal_lower_bound,
+                                   probe_bound, relaxed_gram)
 from minlp_fs.heuristics.screening import FixedAlpha
 
 from bnb_helpers import KERNELS, random_instance, value_table
@@ -85,37 +85,6 @@ def test_probe_bound_holds_for_every_child_subset(kernel, seed, data):
             assert inst.score(g[S]) >= bound - tol(bound)
 
 
-@pytest.mark.parametrize("kernel", POLY)
-@given(seed=seeds, data=st.data())
-@settings(max_examples=10, deadline=None)
-def test_marginal_bound_holds_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
-    """Fit sense (where bnb uses it): at ANY feasible alpha (random, or optimal for the universe),
-    f(alpha, S) <= the child's marginal bound for every S of the child (gains of the parent's larger
-    universe), hence g(S) <= it."""
-    n, B = 6, 3
-    inst = random_instance(seed, 24, n, B, kernel, "fit")
-    g = value_table(inst, sizes=[B])
-    k = data.draw(st.integers(0, B - 1))
-    perm = data.draw(st.permutations(range(n)))
-    fixed = tuple(sorted(perm[:k]))
-    free = tuple(sorted(perm[k:]))
-    need = B - k
-    rng = np.random.default_rng(seed)
-    if data.draw(st.booleans()):
-        alpha = random_feasible_alpha(rng, inst.y, inst.C)
-    else:
-        alpha = AlphaSubproblem(inst).solve(tree.universe(fixed, free)).alpha
-    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
-    order = data.draw(st.permutations(free))
-    for t, f_t, F_t in tree.split(fixed, free, need, order):
-        bound = marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:])
-        for R in itertools.combinations(F_t, need - 1):
-            S = tuple(sorted((*f_t, *R)))
-            f = inst.objective(alpha, S)
-            assert f <= bound + tol(bound)
-            assert g[S] <= bound + tol(bound)
-
-
 @given(seed=seeds, data=st.data())
 @settings(max_examples=10, deadline=None)
 def test_degree2_fixed_alpha_value_is_the_quadratic_in_the_indicator(seed, data, random_feasible_alpha):
@@ -140,7 +109,7 @@ def test_degree2_fixed_alpha_value_is_the_quadratic_in_the_indicator(seed, data,
 @given(seed=seeds, data=st.data())
 @settings(max_examples=10, deadline=None)
 def test_fit_child_bounds_hold_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
-    """Fit sense, the bounds the search and the verifier use (pair bound for degree 2, marginal otherwise):
+    """Fit sense, the bounds the search and the verifier use (pair bound for degree 2, degree shares otherwise):
     at a random feasible alpha, the relaxed alpha or the universe's, every S of child t has
     -g(S) >= -f(alpha, S) >= the child's score bound, in the search's order or any other."""
     n, B = 7, 4
@@ -165,18 +134,6 @@ def test_fit_child_bounds_hold_for_every_child_subset(kernel, seed, data, random
             S = tuple(sorted((*f_t, *R)))
             assert -inst.objective(alpha, S) >= bound - tol(bound)
             assert inst.score(g[S]) >= bound - tol(bound)
-
-
-def test_degree2_pair_bound_is_tighter_than_the_marginal_bound():
-    """The pair bound charges a feature its need - 2 largest interactions, the marginal bound all of them."""
-    inst = random_instance(5, 30, 8, 4, "poly2", "fit")
-    fixed, free, need = (1,), (0, 2, 3, 4, 5, 6, 7), 3
-    alpha = AlphaSubproblem(inst).solve(tree.universe(fixed, free)).alpha
-    order = fit_order(inst, alpha, fixed, free, need)
-    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
-    marginal = [-marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]) for t in range(6)]
-    pair = fit_child_bounds(inst, alpha, fixed, free, need, order)
-    assert all(p >= m - tol(m) for p, m in zip(pair, marginal)) and any(p > m + 1e-6 for p, m in zip(pair, marginal))
 
 
 @pytest.mark.parametrize("kernel", KERNELS)

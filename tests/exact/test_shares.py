@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.exact import tree
-from minlp_fs.exact.bounds import (FixedAlphaQuadratic, marginal_bound, marginal_gains, pair_bounds,
-                                   relaxed_gram)
+from minlp_fs.exact.bounds import FixedAlphaQuadratic, pair_bounds, relaxed_gram
 from minlp_fs.exact.shares import FixedAlphaShares, _pair_quads, _Powers, share_bounds
 from minlp_fs.instance import make_instance
 
@@ -51,8 +50,16 @@ def test_shares_add_up_to_the_value_of_every_subset(kernel, seed, data, random_f
     fixed, free, _ = node(data, n, 3)
     whole = FixedAlphaShares(inst, alpha, fixed, free)
     assert whole.f_fixed == pytest.approx(inst.objective(alpha, fixed), rel=1e-9, abs=1e-9)
-    for j, f_take in whole.takes().items():
+    for j, alone in zip(free, whole.alone):
+        f_take = whole.f_fixed + alone
         assert f_take == pytest.approx(inst.objective(alpha, tree.probe_set(fixed, j)), rel=1e-9, abs=1e-9)
+    single = FixedAlphaShares(inst, alpha, fixed, free, pairs=False)   # Q's diagonal only: enough for need = 1
+    assert single.shares(1) == pytest.approx(whole.shares(1), rel=1e-12, abs=1e-12)
+    order = data.draw(st.permutations(free))
+    assert share_bounds(single, order, 1) == pytest.approx(share_bounds(whole, order, 1), rel=1e-12, abs=1e-12)
+    if len(free) > 1:
+        with pytest.raises(ValueError, match="need must be 1"):
+            share_bounds(single, order, 2)
     for size in range(1, len(free) + 1):
         for R in itertools.combinations(free, size):
             part = FixedAlphaShares(inst, alpha, fixed, R)
@@ -86,7 +93,7 @@ def test_partner_shares_bound_every_subset_share(kernel, seed, data, random_feas
 @settings(max_examples=10, deadline=None)
 def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
     """At a random feasible alpha, the relaxed alpha or the universe's, in any order: every S of child t has
-    g(S) <= f(alpha, S) <= the child's share bound, and that bound is at most the marginal bound."""
+    g(S) <= f(alpha, S) <= the child's share bound, and that bound is at most f(alpha, U)."""
     n, B = 7, 4
     inst = random_instance(seed, 24, n, B, kernel, "fit")
     g = value_table(inst, sizes=[B])
@@ -95,7 +102,7 @@ def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_fea
     alpha = some_alpha(which, inst, fixed, free, need, np.random.default_rng(seed), random_feasible_alpha)
     order = data.draw(st.permutations(free))
     bounds = share_bounds(FixedAlphaShares(inst, alpha, fixed, free), order, need)
-    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
+    f_all = inst.objective(alpha, tree.universe(fixed, free))
     for (t, f_t, F_t), bound in zip(tree.split(fixed, free, need, order), bounds):
         for R in itertools.combinations(F_t, need - 1):
             S = tuple(sorted((*f_t, *R)))
@@ -118,20 +125,6 @@ def test_degree2_share_bounds_are_the_pair_bounds(seed, data, random_feasible_al
     assert np.allclose(shares, pairs, rtol=1e-9, atol=1e-9)
 
 
-@pytest.mark.parametrize("kernel", ("poly3", "poly5"))
-def test_share_bound_is_tighter_than_the_marginal_bound(kernel):
-    """The marginal bound counts every monomial holding j whole in j's gain; the shares split it."""
-    inst = random_instance(3, 30, 8, 4, kernel, "fit")
-    fixed, free, need = (1,), (0, 2, 3, 4, 5, 6, 7), 3
-    alpha = AlphaSubproblem(inst).solve_gram(relaxed_gram(inst, fixed, free, need))[0]
-    shares = FixedAlphaShares(inst, alpha, fixed, free)
-    order = sorted(free, key=lambda j: -shares.shares(need)[j])
-    f_take, f_all, gains = marginal_gains(inst, alpha, fixed, free)
-    marginal = [marginal_bound(f_take[order[t]], f_all, gains, need - 1, order[t + 1:]) for t in range(6)]
-    share = share_bounds(shares, order, need)
-    assert all(s <= m + tol(m) for s, m in zip(share, marginal)) and any(s < m - 1e-6 for s, m in zip(share, marginal))
-
-
 def test_multiclass_shares_add_up_over_the_machines():
     """A multiclass instance: f sums over the one-vs-rest machines, so do f(alpha, I) and the shares."""
     rng = np.random.default_rng(0)
@@ -150,7 +143,7 @@ def test_multiclass_shares_add_up_over_the_machines():
 @settings(max_examples=20, deadline=None)
 def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d, n_fixed):
     """Q's terms (v o x_j o x_k)' W (v o x_j o x_k), W = 1/2 sum_{t >= 2} binom(d, t) gamma^t base^(d-t) z^(t-2):
-    by the Kronecker factors (few columns) or by W itself (many), against the definition."""
+    by the Kronecker factors (few columns) or by W itself (many, all pairs or some), against the definition."""
     rng = np.random.default_rng(seed)
     Xf, XI, v = rng.normal(size=(m, 4)), rng.normal(size=(m, n_fixed)), rng.normal(size=m)
     c, gamma = 0.7, 0.3
@@ -160,6 +153,12 @@ def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d,
     Xv = Xf * v[:, None]
     expected = np.array([[(Xv[:, j] * Xf[:, k]) @ W @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
     assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
+    pairs = (np.array([0, 3, 1, 2]), np.array([2, 3, 0, 2]))   # only some (j, k)
+    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms, pairs), expected[pairs],
+                       rtol=1e-9, atol=1e-9)
+    const = [(0.25, 0, 0)]                             # W = 1/4 1 1' (the scalar path): 1/4 (1'y)^2
+    by_const = np.array([[0.25 * (Xv[:, j] * Xf[:, k]).sum() ** 2 for k in range(4)] for j in range(4)])
+    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, const), by_const, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("kernel", POLY)
@@ -174,9 +173,11 @@ def test_head_pairs_bound_the_cross_monomials(kernel, seed, data, random_feasibl
     fixed, free, need = node(data, n, B)
     whole = FixedAlphaShares(inst, alpha, fixed, free)
     for j in free:
-        for R in itertools.combinations([k for k in free if k != j], need - 1):
-            part = FixedAlphaShares(inst, alpha, fixed, (j, *R))
+        others = [k for k in free if k != j]
+        P = whole.head([j, *others], 1)[0, 1:]        # P_jk, k in others
+        for R in itertools.combinations(range(len(others)), need - 1):
+            part = FixedAlphaShares(inst, alpha, fixed, (j, *(others[k] for k in R)))
             e_j = part.rest[0] + part.Q[0].sum()
-            i, ks = whole.index([j])[0], whole.index(R)
-            bound = whole.alone[i] + (whole.Q[i, ks] + whole.P[i, ks]).sum()
+            i, ks = whole.index([j])[0], whole.index([others[k] for k in R])
+            bound = whole.alone[i] + whole.Q[i, ks].sum() + P[list(R)].sum()
             assert e_j <= bound + tol(bound)
