@@ -107,22 +107,6 @@ class FixedAlpha:
         no matrix per j)."""
         return self._batched(lambda js: self.kernel.removal_quads(base, self.X, self.v, js), list(removed))
 
-    def removal_values(self, subset) -> dict:
-        """{j: f(alpha_bar, subset - {j})} for every j in subset (the branch-and-bound's marginal gains)."""
-        subset = list(subset)
-        return dict(zip(subset, self.removal_values_of_base(self.base(subset), subset).tolist()))
-
-    def addition_values(self, subset, candidates) -> dict:
-        """{j: f(alpha_bar, subset + {j})} for every candidate j (the branch-and-bound's marginal gains),
-        reusing two scratch buffers (no allocation per j)."""
-        base = self.base(subset)
-        moved, gram = np.empty_like(base), np.empty_like(base)
-        values = {}
-        for j in candidates:
-            np.add(base, self.term(j), out=moved)
-            values[j] = self.value_of_base(moved, out=gram)
-        return values
-
     def swap_values(self, subset) -> dict:
         """{(j_out, j_in): f(alpha_bar, subset - j_out + j_in)} over the neighbourhood N1 (B(n-B) swaps).
 

@@ -19,7 +19,7 @@ Every property the methods use survives the sum, term by term:
   probe bound of bnb (:mod:`minlp_fs.exact.bounds`);
 * at a fixed stack A, F(S) = sum_k alpha_k' Q^k_S alpha_k is supermodular and nondecreasing
   (Proposition 1 for each term; a sum of supermodular functions is supermodular): the greedy
-  beta-step (problem (10)) and the fixed-alpha marginal bound;
+  beta-step (problem (10)) and bnb's fixed-alpha bounds (pair and degree shares);
 * g(S) <= f(A, S) for any feasible stack A (each g_k is a minimum): screening by f at a fixed A;
 * the trivial bound (Remark 1): g(S) >= sum_k -2C min(|I+_k|, |I-_k|); a value at this sum has every
   one-vs-rest machine at its own bound (each g_k is >= its bound), so it is degenerate, and optimal in

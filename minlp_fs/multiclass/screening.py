@@ -1,8 +1,8 @@
 """f(A, S) = sum_k f(alpha_k, S) at a fixed stack A: the fixed-alpha evaluations of a multiclass instance.
 
 :class:`StackedFixedAlpha` is what ``FixedAlpha(instance, A)`` returns for a
-:class:`~minlp_fs.multiclass.MulticlassInstance` (LS*, ACSO, RFE1, the alpha-start's greedy and the
-marginal bound of bnb all go through it). With the union support sv = {i : alpha_ki > 0 for some k}
+:class:`~minlp_fs.multiclass.MulticlassInstance` (LS*, ACSO, RFE1 and the alpha-start's
+greedy all go through it). With the union support sv = {i : alpha_ki > 0 for some k}
 and V = A[:, sv] o Y[:, sv] (one row v_k per class),
 
     f(A, S) = 1/2 sum_k v_k' phi( sum_{j in S} T_j[sv, sv] ) v_k - e'A,
