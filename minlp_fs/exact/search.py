@@ -14,8 +14,10 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      stopped early once proven worse than the incumbent (its score is then bounded by the
      incumbent's); lazily: a probe whose parent probe g(I_parent + j) already reaches the incumbent
      is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
-     tolerance (PROBE_TOL) and bound by weak duality; probes of size B are exact and offered as
-     incumbents. Children are ordered by probe value, smallest first, and child t gets the probe
+     tolerance (PROBE_TOL) and bound by weak duality, and those whose bracket [-P, f] straddles the
+     incumbent are continued to the search's tolerance (``_tighten``); probes of size B are exact and
+     offered as incumbents. Every probe is solved over the subset's duplicate rows where they are few
+     (``AlphaSubproblem.groups``: German's categorical features). Children are ordered by probe value, smallest first, and child t gets the probe
      bound max(g(I + j_t), the need-th smallest probe over order[t:]) (:func:`.bounds.probe_bound`).
    * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
      warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
@@ -140,7 +142,7 @@ class _Search:
         self.current: _Node | None = None
         self.last_alpha = None
         self.counts = {"nodes": 0, "expanded": 0, "leaves": 0, "pruned_bound": 0, "pruned_children": 0,
-                       "pruned_universe": 0, "pruned_marginal": 0, "probes_skipped": 0, "qps": 0,
+                       "pruned_universe": 0, "pruned_marginal": 0, "probes_skipped": 0, "probes_tightened": 0, "qps": 0,
                        "qps_stopped_early": 0, "max_open": 0}
         self.recorder = Recorder(inst) if method.certificate else None
         self.best_bound_seen = -np.inf
@@ -175,12 +177,12 @@ class _Search:
                 raise KeyboardInterrupt
 
     # ---- QPs --------------------------------------------------------------------------------
-    def _qp(self, K, warm, incumbent, loose: bool = False):
+    def _qp(self, K, warm, incumbent, loose: bool = False, groups=None):
         """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
-        (a value, or None). ``loose``: solved to
+        (a value, or None); ``groups``: the subset's duplicate rows (``AlphaSubproblem.groups``). ``loose``: solved to
         PROBE_TOL only, its score the weak-duality lower bound (:func:`.bounds.instance_lower_bound`),
         its value None (paper sense: a score bound is all a probe of an inner node is used for)."""
-        alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent)
+        alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent, groups=groups)
         if exact and loose:
             return self.inst.score(instance_lower_bound(self.inst, K, alpha)), True, alpha, None
         if exact:
@@ -240,7 +242,8 @@ class _Search:
 
         def probe(j):
             self._check_time()
-            return self._qp(self.inst.gram(tree.probe_set(node.fixed, j)), warm, incumbent, loose=node.need > 1)
+            key = tree.probe_set(node.fixed, j)
+            return self._qp(self.inst.gram(key), warm, incumbent, loose=node.need > 1, groups=self.qp.groups(key))
 
         results = [probe(j) for j in solve]
         self._count(results)
@@ -251,12 +254,49 @@ class _Search:
             scores[j] = max(score, lower.get(j, -np.inf))
             if exact and node.need == 1:  # the probe is a B-subset
                 self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
+        if node.need > 1:
+            self._tighten(node, [j for j, r in zip(solve, results) if r[1]], scores, alphas, incumbent)
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
             self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
         self._push([_Node(f, F, node.need - 1, probe_bound(scores, order, t, node.need, node.bound),
                           alphas[order[t]], {k: scores[k] for k in F})
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
+
+    def _tighten(self, node: _Node, loose: list, scores: dict, alphas: dict, incumbent) -> None:
+        """Paper sense: re-solve to the search's tolerance the loose probes that could reach the incumbent.
+
+        A loose probe j (``loose``: solved to PROBE_TOL, not stopped early) has the bracket
+        -P(alpha_j) <= g(I + j) <= f(alpha_j, I + j) (weak duality; g is a minimum over alpha). Sorted,
+        child t's bound is the (t + need)-th smallest score (:func:`.bounds.probe_bound`), so the node keeps
+        max(0, #{j: score_j < incumbent} - need + 1) children, and every probe lifted to the incumbent
+        removes one while at least ``need`` scores stay below it. A probe can be lifted only when its
+        bracket straddles the incumbent's score (f(alpha_j) < incumbent proves g(I + j) below it). Those
+        are continued from alpha_j by the SMO at the search's tolerance, stopped early once proven worse
+        than ``incumbent`` (the score bound is then the incumbent's score, as for any early stop), else
+        bound by -P at the tight alpha; the score kept is the larger of the two lower bounds, and its alpha
+        the tight one (the certificate's replay recomputes -P there). Highest loose bound first: the
+        likeliest to be lifted. (German poly3 paper B=9: g of every subset lies within 5e-4 relative
+        of the trivial bound -2C min(|I+|, |I-|), the loose probes' slack: benchmarks/RESULTS.md, bench_bnb_paper.)
+        """
+        at_incumbent = self._score_inc()
+        below = sum(s < at_incumbent for s in scores.values())
+        for j in sorted((j for j in loose if scores[j] < at_incumbent), key=lambda j: -scores[j]):
+            if below < node.need:
+                break
+            key = tree.probe_set(node.fixed, j)
+            K = self.inst.gram(key)
+            if self.inst.score(self.inst.gram_objective(alphas[j], K)) < at_incumbent:
+                continue
+            self._check_time()
+            alpha, exact = self.qp.solve_gram(K, alphas[j], incumbent, groups=self.qp.groups(key))
+            self.counts["qps"] += 1
+            self.counts["probes_tightened"] += 1
+            score = self.inst.score(instance_lower_bound(self.inst, K, alpha)) if exact else self.inst.score(incumbent)
+            self.counts["qps_stopped_early"] += not exact
+            if score > scores[j]:
+                scores[j], alphas[j] = score, alpha
+            below -= scores[j] >= at_incumbent
 
     def _expand_fit(self, node: _Node) -> None:
         """Fit sense: g(U) bounds the node; at the relaxed alpha, fixed-alpha bounds order and bound every child."""
