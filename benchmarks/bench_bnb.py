@@ -22,6 +22,8 @@ Wall times on a shared 2-core machine: compare the ratios of a row, measured bac
 
     python benchmarks/bench_bnb.py [--quick] [--certificates] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
     python benchmarks/bench_bnb.py --bmax-limit SECONDS [--jobs N]     # only (e), longer limits, own section
+    python benchmarks/bench_bnb.py --only cleveland:poly3:paper:6 [...]                     # chosen rows of (a), printed only
+    python benchmarks/bench_bnb.py --bmax-limit SECONDS --only german:poly3:paper:9 [...]   # chosen rows of (e), printed only
 """
 from __future__ import annotations
 
@@ -101,25 +103,26 @@ def summary(rows, least=1000):
             f"CPU ratio {cp[0]:.1f}x to {cp[-1]:.1f}x (median {cp[len(cp) // 2]:.1f}x).")
 
 
-def side_by_side(data_dir, cases, kernels):
+def side_by_side(data_dir, cases, kernels, units=None):
+    """Part (a) over (dataset, B) x kernels x both senses, or only ``units`` (dataset, B, kernel, sense)."""
+    if units is None:
+        units = [(ds, B, kernel, sense) for ds, B in cases for kernel in kernels for sense in ("paper", "fit")]
     rows = ["| dataset | n | kernel | sense | B | C(n,B) | same optimum | enum time (s) | bnb time (s) | "
             "time ratio | enum QPs | bnb QPs (heuristic + tree) | QP ratio | bnb nodes | enum CPU (s) | bnb CPU (s) | "
             "CPU ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for ds, B in cases:
-        for kernel in kernels:
-            for sense in ("paper", "fit"):
-                inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
-                cpu = []
-                enum, t_e = timed(inst, "enumerate", cpu)
-                bnb, t_b = timed(inst, "bnb", cpu)
-                same = abs(enum.objective - bnb.objective) <= 1e-6 * max(1.0, abs(enum.objective))
-                q_b = bnb.n_svm_solves
-                rows.append(f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | "
-                            f"{'yes' if same and bnb.certified else 'NO'} | {t_e:.2f} | {t_b:.2f} | {t_e / t_b:.1f}x | "
-                            f"{enum.n_svm_solves:,} | {q_b:,} ({bnb.info['heuristic_svm_solves']:,} + "
-                            f"{bnb.info['qps']:,}) | {enum.n_svm_solves / q_b:.1f}x | {bnb.info['nodes']:,} | "
-                            f"{cpu[0]:.2f} | {cpu[1]:.2f} | {cpu[0] / cpu[1]:.1f}x |")
-                print(rows[-1], flush=True)
+    for ds, B, kernel, sense in units:
+        inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
+        cpu = []
+        enum, t_e = timed(inst, "enumerate", cpu)
+        bnb, t_b = timed(inst, "bnb", cpu)
+        same = abs(enum.objective - bnb.objective) <= 1e-6 * max(1.0, abs(enum.objective))
+        q_b = bnb.n_svm_solves
+        rows.append(f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | "
+                    f"{'yes' if same and bnb.certified else 'NO'} | {t_e:.2f} | {t_b:.2f} | {t_e / t_b:.1f}x | "
+                    f"{enum.n_svm_solves:,} | {q_b:,} ({bnb.info['heuristic_svm_solves']:,} + "
+                    f"{bnb.info['qps']:,}) | {enum.n_svm_solves / q_b:.1f}x | {bnb.info['nodes']:,} | "
+                    f"{cpu[0]:.2f} | {cpu[1]:.2f} | {cpu[0] / cpu[1]:.1f}x |")
+        print(rows[-1], flush=True)
     return rows
 
 
@@ -147,13 +150,23 @@ def _bmax_row(data_dir, ds, B, kernel, sense, limit) -> str:
     return row
 
 
-def at_paper_bmax(data_dir, cases, limit, jobs: int = 1):
+def only_spec(text: str) -> tuple:
+    """``dataset:kernel:sense:B`` of ``--only`` as (dataset, B, kernel, sense), part (e)'s unit."""
+    parts = text.split(":")
+    if len(parts) != 4 or parts[2] not in ("paper", "fit") or not parts[3].isdigit():
+        raise argparse.ArgumentTypeError(f"expected dataset:kernel:sense:B (e.g. german:poly3:paper:9), got {text!r}")
+    return parts[0], int(parts[3]), parts[1], parts[2]
+
+
+def at_paper_bmax(data_dir, cases, limit, jobs: int = 1, units=None):
     """Part (e): bnb at each dataset's B_max, every polynomial kernel, both senses; ``jobs`` runs at a time
-    (each a sequential bnb in its own loky process), rows in the order of the cases."""
+    (each a sequential bnb in its own loky process), rows in the order of the cases; ``units``: only these
+    (dataset, B, kernel, sense) instead."""
     from joblib import Parallel, delayed
 
-    units = [(ds, B, kernel, sense) for ds, B in cases for kernel in ("poly2", "poly3", "poly5")
-             for sense in ("paper", "fit")]
+    if units is None:
+        units = [(ds, B, kernel, sense) for ds, B in cases for kernel in ("poly2", "poly3", "poly5")
+                 for sense in ("paper", "fit")]
     rows = Parallel(n_jobs=jobs)(delayed(_bmax_row)(data_dir, *u, limit) for u in units)
     return ["| dataset | n | kernel | sense | B | C(n,B) | status | gap % | time (s) | QPs | nodes |",
             "|---|---|---|---|---|---|---|---|---|---|---|", *rows]
@@ -254,7 +267,19 @@ def main():
     p.add_argument("--bmax-limit", type=float, default=None,
                    help="only part (e), with this time limit per run, in its own section (bench_bnb_bmax)")
     p.add_argument("--jobs", type=int, default=1, help="with --bmax-limit: runs at a time (one process each)")
+    p.add_argument("--only", type=only_spec, nargs="+", default=None, metavar="DATASET:KERNEL:SENSE:B",
+                   help="only these rows of part (a), or of part (e) with --bmax-limit, printed (no section written)")
     args = p.parse_args()
+    if args.only is not None:
+        load0 = os.getloadavg()
+        print(f"load average (1 min) at start {load0[0]:.1f}", flush=True)
+        if args.bmax_limit is None:
+            warm_up(args.data_dir)
+            side_by_side(args.data_dir, None, None, args.only)
+        else:
+            at_paper_bmax(args.data_dir, PAPER_BMAX, args.bmax_limit, args.jobs, args.only)
+        print(f"load average (1 min) at end {os.getloadavg()[0]:.1f}")
+        return
     if args.bmax_limit is not None:
         started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
         rows = at_paper_bmax(args.data_dir, PAPER_BMAX, args.bmax_limit, args.jobs)
