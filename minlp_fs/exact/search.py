@@ -17,7 +17,8 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      tolerance (PROBE_TOL) and bound by weak duality, and those whose bracket [-P, f] straddles the
      incumbent are continued to the search's tolerance (``_tighten``); probes of size B are exact and
      offered as incumbents. Every probe is solved over the subset's duplicate rows where they are few
-     (``AlphaSubproblem.groups``: German's categorical features). Children are ordered by probe value, smallest first, and child t gets the probe
+     (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from the
+     node's base X_I X_I' (:class:`.probe_gram.ProbeGrams`). Children are ordered by probe value, smallest first, and child t gets the probe
      bound max(g(I + j_t), the need-th smallest probe over order[t:]) (:func:`.bounds.probe_bound`).
    * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
      warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
@@ -59,6 +60,7 @@ from ..stopping import SearchStopped
 from . import tree
 from .bounds import fit_split, instance_lower_bound, monotone, probe_bound, relaxed_gram
 from .certificate import Recorder
+from .probe_gram import ProbeGrams
 
 #: seconds between two refreshes of the global bound (trace, progress bar)
 REFRESH_S = 0.5
@@ -239,11 +241,12 @@ class _Search:
         warm = node.alpha if node.alpha is not None else self.last_alpha
         lower = node.lower or {}
         solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
+        grams = ProbeGrams(self.inst, node.fixed) if solve else None
 
         def probe(j):
             self._check_time()
             key = tree.probe_set(node.fixed, j)
-            return self._qp(self.inst.gram(key), warm, incumbent, loose=node.need > 1, groups=self.qp.groups(key))
+            return self._qp(grams.gram(j), warm, incumbent, loose=node.need > 1, groups=self.qp.groups(key))
 
         results = [probe(j) for j in solve]
         self._count(results)
@@ -255,7 +258,7 @@ class _Search:
             if exact and node.need == 1:  # the probe is a B-subset
                 self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
         if node.need > 1:
-            self._tighten(node, [j for j, r in zip(solve, results) if r[1]], scores, alphas, incumbent)
+            self._tighten(node, grams, [j for j, r in zip(solve, results) if r[1]], scores, alphas, incumbent)
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
             self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
@@ -263,7 +266,7 @@ class _Search:
                           alphas[order[t]], {k: scores[k] for k in F})
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
 
-    def _tighten(self, node: _Node, loose: list, scores: dict, alphas: dict, incumbent) -> None:
+    def _tighten(self, node: _Node, grams, loose: list, scores: dict, alphas: dict, incumbent) -> None:
         """Paper sense: re-solve to the search's tolerance the loose probes that could reach the incumbent.
 
         A loose probe j (``loose``: solved to PROBE_TOL, not stopped early) has the bracket
@@ -272,7 +275,7 @@ class _Search:
         max(0, #{j: score_j < incumbent} - need + 1) children, and every probe lifted to the incumbent
         removes one while at least ``need`` scores stay below it. A probe can be lifted only when its
         bracket straddles the incumbent's score (f(alpha_j) < incumbent proves g(I + j) below it). Those
-        are continued from alpha_j by the SMO at the search's tolerance, stopped early once proven worse
+        are continued from alpha_j (``grams``: the node's :class:`.probe_gram.ProbeGrams`) by the SMO at the search's tolerance, stopped early once proven worse
         than ``incumbent`` (the score bound is then the incumbent's score, as for any early stop), else
         bound by -P at the tight alpha; the score kept is the larger of the two lower bounds, and its alpha
         the tight one (the certificate's replay recomputes -P there). Highest loose bound first: the
@@ -285,7 +288,7 @@ class _Search:
             if below < node.need:
                 break
             key = tree.probe_set(node.fixed, j)
-            K = self.inst.gram(key)
+            K = grams.gram(j)
             if self.inst.score(self.inst.gram_objective(alphas[j], K)) < at_incumbent:
                 continue
             self._check_time()
