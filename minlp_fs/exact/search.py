@@ -15,11 +15,12 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      incumbent's); lazily: a probe whose parent probe g(I_parent + j) already reaches the incumbent
      is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
      tolerance (PROBE_TOL) and bound by weak duality, and those whose bracket [-P, f] straddles the
-     incumbent are continued to a tighter tolerance (TIGHTEN_TOL, ``_tighten``); probes of size B are exact and
-     offered as incumbents. Every probe is solved over the subset's duplicate rows where they are few
-     (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from the
-     node's base X_I X_I' (:class:`.probe_gram.ProbeGrams`). Children are ordered by probe value, smallest first, and child t gets the probe
-     bound max(g(I + j_t), the need-th smallest probe over order[t:]) (:func:`.bounds.probe_bound`).
+     incumbent are continued to a tighter tolerance (TIGHTEN_TOL, ``_tighten``); probes of size B are
+     exact and offered as incumbents. Every probe is solved over the subset's duplicate rows where they
+     are few (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from
+     the node's base X_I X_I' (:class:`.probe_gram.ProbeGrams`). Children are ordered by probe value,
+     smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
+     order[t:]) (:func:`.bounds.probe_bound`).
    * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
      warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
      (the node is then pruned). Then one more QP, the alpha of the relaxed beta (1 on I, about
@@ -184,12 +185,17 @@ class _Search:
                 raise KeyboardInterrupt
 
     # ---- QPs --------------------------------------------------------------------------------
+    def _groups(self, key) -> dict:
+        """``groups=`` of a binary instance's solve of subset ``key`` (its duplicate rows, or None); {} for a
+        multiclass instance, whose stacked solve takes none."""
+        return {"groups": self.qp.groups(key)} if getattr(self.inst, "parts", None) is None else {}
+
     def _qp(self, K, warm, incumbent, loose: bool = False, groups=None):
         """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
-        (a value, or None); ``groups``: the subset's duplicate rows (``AlphaSubproblem.groups``). ``loose``: solved to
+        (a value, or None); ``groups``: :meth:`_groups` of the subset. ``loose``: solved to
         PROBE_TOL only, its score the weak-duality lower bound (:func:`.bounds.instance_lower_bound`),
         its value None (paper sense: a score bound is all a probe of an inner node is used for)."""
-        alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent, groups=groups)
+        alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent, **(groups or {}))
         if exact and loose:
             return self.inst.score(instance_lower_bound(self.inst, K, alpha)), True, alpha, None
         if exact:
@@ -247,11 +253,16 @@ class _Search:
         lower = node.lower or {}
         solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
         grams = ProbeGrams(self.inst, node.fixed) if solve else None
+        upper = {}  # loose probes solved to PROBE_TOL: score of f(alpha_j, I + j) >= g(I + j), for _tighten
 
         def probe(j):
             self._check_time()
-            key = tree.probe_set(node.fixed, j)
-            return self._qp(grams.gram(j), warm, incumbent, loose=node.need > 1, groups=self.qp.groups(key))
+            K = grams.gram(j)
+            groups = self._groups(tree.probe_set(node.fixed, j))
+            result = self._qp(K, warm, incumbent, loose=node.need > 1, groups=groups)
+            if node.need > 1 and result[1]:
+                upper[j] = self.inst.score(self.inst.gram_objective(result[2], K))
+            return result
 
         results = [probe(j) for j in solve]
         self._count(results)
@@ -263,7 +274,7 @@ class _Search:
             if exact and node.need == 1:  # the probe is a B-subset
                 self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
         if node.need > 1:
-            self._tighten(node, grams, [j for j, r in zip(solve, results) if r[1]], scores, alphas, incumbent)
+            self._tighten(node, grams, upper, scores, alphas, incumbent)
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
             self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
@@ -271,11 +282,11 @@ class _Search:
                           alphas[order[t]], {k: scores[k] for k in F})
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
 
-    def _tighten(self, node: _Node, grams, loose: list, scores: dict, alphas: dict, incumbent) -> None:
+    def _tighten(self, node: _Node, grams, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
         """Paper sense: re-solve to TIGHTEN_TOL the loose probes that could reach the incumbent.
 
-        A loose probe j (``loose``: solved to PROBE_TOL, not stopped early) has the bracket
-        -P(alpha_j) <= g(I + j) <= f(alpha_j, I + j) (weak duality; g is a minimum over alpha). Sorted,
+        A loose probe j (a key of ``upper``: solved to PROBE_TOL, not stopped early) has the bracket
+        -P(alpha_j) <= g(I + j) <= f(alpha_j, I + j) = ``upper[j]`` (weak duality; g is a minimum over alpha). Sorted,
         child t's bound is the (t + need)-th smallest score (:func:`.bounds.probe_bound`), so the node keeps
         max(0, #{j: score_j < incumbent} - need + 1) children, and every probe lifted to the incumbent
         removes one while at least ``need`` scores stay below it. A probe can be lifted only when its
@@ -289,15 +300,14 @@ class _Search:
         """
         at_incumbent = self._score_inc()
         below = sum(s < at_incumbent for s in scores.values())
-        for j in sorted((j for j in loose if scores[j] < at_incumbent), key=lambda j: -scores[j]):
+        straddling = [j for j in upper if scores[j] < at_incumbent <= upper[j]]
+        for j in sorted(straddling, key=lambda j: -scores[j]):
             if below < node.need:
                 break
-            key = tree.probe_set(node.fixed, j)
-            K = grams.gram(j)
-            if self.inst.score(self.inst.gram_objective(alphas[j], K)) < at_incumbent:
-                continue
             self._check_time()
-            alpha, exact = self.tighten_qp.solve_gram(K, alphas[j], incumbent, groups=self.qp.groups(key))
+            K = grams.gram(j)
+            alpha, exact = self.tighten_qp.solve_gram(K, alphas[j], incumbent,
+                                                      **self._groups(tree.probe_set(node.fixed, j)))
             self.counts["qps"] += 1
             self.counts["probes_tightened"] += 1
             score = self.inst.score(instance_lower_bound(self.inst, K, alpha)) if exact else self.inst.score(incumbent)
