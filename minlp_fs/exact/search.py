@@ -252,7 +252,7 @@ class _Search:
         warm = node.alpha if node.alpha is not None else self.last_alpha
         lower = node.lower or {}
         solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
-        grams = ProbeGrams(self.inst, node.fixed) if solve else None
+        grams = ProbeGrams(self.inst, node.fixed, len(solve))
         upper = {}  # loose probes solved to PROBE_TOL: score of f(alpha_j, I + j) >= g(I + j), for _tighten
 
         def probe(j):
