@@ -14,9 +14,13 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      stopped early once proven worse than the incumbent (its score is then bounded by the
      incumbent's); lazily: a probe whose parent probe g(I_parent + j) already reaches the incumbent
      is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
-     tolerance (PROBE_TOL) and bound by weak duality; probes of size B are exact and offered as
-     incumbents. Children are ordered by probe value, smallest first, and child t gets the probe
-     bound max(g(I + j_t), the need-th smallest probe over order[t:]) (:func:`.bounds.probe_bound`).
+     tolerance (PROBE_TOL) and bound by weak duality, and those whose bracket [-P, f] straddles the
+     incumbent are continued to a tighter tolerance (TIGHTEN_TOL, ``_tighten``); probes of size B are
+     exact and offered as incumbents. Every probe is solved over the subset's duplicate rows where they
+     are few (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from
+     the node's base X_I X_I' (:class:`.probe_gram.ProbeGrams`). Children are ordered by probe value,
+     smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
+     order[t:]) (:func:`.bounds.probe_bound`).
    * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
      warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
      (the node is then pruned). Then one more QP, the alpha of the relaxed beta (1 on I, about
@@ -60,6 +64,7 @@ from ..stopping import SearchStopped
 from . import tree
 from .bounds import fit_split, instance_lower_bound, monotone, probe_bound, relaxed_gram
 from .certificate import Recorder
+from .probe_gram import ProbeGrams
 
 #: seconds between two refreshes of the global bound (trace, progress bar)
 REFRESH_S = 0.5
@@ -68,6 +73,10 @@ REFRESH_S = 0.5
 #: Measured on Parkinsons poly3/poly2 paper B=6 (CPU s): 0.80/0.83 at 1e-4, 0.59/0.64 at 3e-4,
 #: 0.48/0.64 at 1e-3, 0.56/0.81 at 3e-3 (looser bounds, more nodes); 1.7/1.6 with exact probes
 PROBE_TOL = 1e-3
+#: KKT tolerance a straddling loose probe is continued to (``_tighten``). Measured (CPU s, nodes) on Parkinsons
+#: poly2 paper B=6: 0.53 s, 487 nodes without tightening; 0.91 s, 163 at the search's tolerance; 0.62 s, 228 at
+#: 1e-4; 0.61 s, 320 at 3e-4. German poly3 paper B=6: 349 nodes without, 235 at 1e-4, same wall time
+TIGHTEN_TOL = 1e-4
 
 
 @dataclass
@@ -138,13 +147,14 @@ class _Search:
         self.probes = monotone(inst.kernel)
         self.qp = AlphaSubproblem(inst, tol=run.oracle.tol if run.has_oracle else DEFAULT_TOL, cache=False)
         self.loose_qp = AlphaSubproblem(inst, tol=max(PROBE_TOL, self.qp.tol), cache=False)
+        self.tighten_qp = AlphaSubproblem(inst, tol=max(TIGHTEN_TOL, self.qp.tol), cache=False)
         self.inc = run.incumbent
         self.deadline = run.deadline
         self.stack: list[_Node] = []
         self.current: _Node | None = None
         self.last_alpha = None
         self.counts = {"nodes": 0, "expanded": 0, "leaves": 0, "pruned_bound": 0, "pruned_children": 0,
-                       "pruned_universe": 0, "pruned_marginal": 0, "probes_skipped": 0, "qps": 0,
+                       "pruned_universe": 0, "pruned_marginal": 0, "probes_skipped": 0, "probes_tightened": 0, "qps": 0,
                        "qps_stopped_early": 0, "max_open": 0}
         self.recorder = Recorder(inst) if method.certificate else None
         self.best_bound_seen = -np.inf
@@ -181,12 +191,17 @@ class _Search:
                 raise KeyboardInterrupt
 
     # ---- QPs --------------------------------------------------------------------------------
-    def _qp(self, K, warm, incumbent, loose: bool = False):
+    def _groups(self, key) -> dict:
+        """``groups=`` of a binary instance's solve of subset ``key`` (its duplicate rows, or None); {} for a
+        multiclass instance, whose stacked solve takes none."""
+        return {"groups": self.qp.groups(key)} if getattr(self.inst, "parts", None) is None else {}
+
+    def _qp(self, K, warm, incumbent, loose: bool = False, groups=None):
         """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
-        (a value, or None). ``loose``: solved to
+        (a value, or None); ``groups``: :meth:`_groups` of the subset. ``loose``: solved to
         PROBE_TOL only, its score the weak-duality lower bound (:func:`.bounds.instance_lower_bound`),
         its value None (paper sense: a score bound is all a probe of an inner node is used for)."""
-        alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent)
+        alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent, **(groups or {}))
         if exact and loose:
             return self.inst.score(instance_lower_bound(self.inst, K, alpha)), True, alpha, None
         if exact:
@@ -243,10 +258,17 @@ class _Search:
         warm = node.alpha if node.alpha is not None else self.last_alpha
         lower = node.lower or {}
         solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
+        grams = ProbeGrams(self.inst, node.fixed, len(solve))
+        upper = {}  # loose probes solved to PROBE_TOL: score of f(alpha_j, I + j) >= g(I + j), for _tighten
 
         def probe(j):
             self._check_time()
-            return self._qp(self.inst.gram(tree.probe_set(node.fixed, j)), warm, incumbent, loose=node.need > 1)
+            K = grams.gram(j)
+            groups = self._groups(tree.probe_set(node.fixed, j))
+            result = self._qp(K, warm, incumbent, loose=node.need > 1, groups=groups)
+            if node.need > 1 and result[1]:
+                upper[j] = self.inst.score(self.inst.gram_objective(result[2], K))
+            return result
 
         results = [probe(j) for j in solve]
         self._count(results)
@@ -257,12 +279,48 @@ class _Search:
             scores[j] = max(score, lower.get(j, -np.inf))
             if exact and node.need == 1:  # the probe is a B-subset
                 self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
+        if node.need > 1:
+            self._tighten(node, grams, upper, scores, alphas, incumbent)
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
             self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
         self._push([_Node(f, F, node.need - 1, probe_bound(scores, order, t, node.need, node.bound),
                           alphas[order[t]], {k: scores[k] for k in F})
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
+
+    def _tighten(self, node: _Node, grams, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
+        """Paper sense: re-solve to TIGHTEN_TOL the loose probes that could reach the incumbent.
+
+        A loose probe j (a key of ``upper``: solved to PROBE_TOL, not stopped early) has the bracket
+        -P(alpha_j) <= g(I + j) <= f(alpha_j, I + j) = ``upper[j]`` (weak duality; g is a minimum over alpha). Sorted,
+        child t's bound is the (t + need)-th smallest score (:func:`.bounds.probe_bound`), so the node keeps
+        max(0, #{j: score_j < incumbent} - need + 1) children, and every probe lifted to the incumbent
+        removes one while at least ``need`` scores stay below it. A probe can be lifted only when its
+        bracket straddles the incumbent's score (f(alpha_j) < incumbent proves g(I + j) below it). Those
+        are continued from alpha_j (``grams``: the node's :class:`.probe_gram.ProbeGrams`) by the SMO at
+        TIGHTEN_TOL, stopped early once proven worse than ``incumbent`` (the score bound is then the
+        incumbent's score, as for any early stop), else bound by -P at the tighter alpha; the score kept is
+        the larger of the two lower bounds, with its alpha (the certificate's replay recomputes -P there).
+        Highest loose bound first: the likeliest to be lifted. Measured: fewer nodes on every instance
+        tried, CPU time within about 20 % either way (benchmarks/RESULTS.md, bench_bnb_paper).
+        """
+        at_incumbent = self._score_inc()
+        below = sum(s < at_incumbent for s in scores.values())
+        straddling = [j for j in upper if scores[j] < at_incumbent <= upper[j]]
+        for j in sorted(straddling, key=lambda j: -scores[j]):
+            if below < node.need:
+                break
+            self._check_time()
+            K = grams.gram(j)
+            alpha, exact = self.tighten_qp.solve_gram(K, alphas[j], incumbent,
+                                                      **self._groups(tree.probe_set(node.fixed, j)))
+            self.counts["qps"] += 1
+            self.counts["probes_tightened"] += 1
+            score = self.inst.score(instance_lower_bound(self.inst, K, alpha)) if exact else self.inst.score(incumbent)
+            self.counts["qps_stopped_early"] += not exact
+            if score > scores[j]:
+                scores[j], alphas[j] = score, alpha
+            below -= scores[j] >= at_incumbent
 
     def _expand_fit(self, node: _Node) -> None:
         """Fit sense: g(U) bounds the node; at the relaxed alpha, fixed-alpha bounds order and bound every child."""

@@ -1,0 +1,59 @@
+"""Kernel matrices of a node's probes from one shared base (paper sense, polynomial kernels).
+
+The probes of a node (I, F, need) are the subsets I + {j}, j in F (:mod:`.tree`). A polynomial kernel
+is K_S = phi(sum_{j in S} x_j x_j') entrywise with phi(t) = (gamma t + c)^d, so with the base
+G_I = X_I X_I' of the node (one BLAS product) each probe's matrix is
+K_{I+j} = phi(G_I + x_j x_j'): one compiled pass over the upper triangle, O(m^2) per probe instead of
+the O(m^2 |I + j|) of building K_{I+j} from its columns (the Gram build was about half of a paper-sense
+search's time on Ionosphere and BCD: benchmarks/RESULTS.md, bench_bnb_paper). Same matrix as
+``Instance.gram`` up to the rounding of a different summation order. The base costs one m x m product, so
+nodes with fewer than MIN_SHARED probes to solve build each matrix from its columns instead.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import tree
+
+
+@njit(cache=True, nogil=True)
+def _poly_plus_outer(base, x, gamma, coef0, degree, out):  # pragma: no cover - compiled
+    """out = (gamma (base + x x') + coef0) ** degree, one pass over the upper triangle, mirrored."""
+    m = base.shape[0]
+    for a in range(m):
+        xa = x[a]
+        for b in range(a, m):
+            t = gamma * (base[a, b] + xa * x[b]) + coef0
+            r = t
+            for _ in range(degree - 1):
+                r *= t
+            out[a, b] = r
+            out[b, a] = r
+
+
+#: probes of a node from which the shared base pays for itself (fewer: each K_{I+j} is built from its columns,
+#: ``Instance.gram``). Measured (CPU s, least of 5) on diabetes poly2 paper B=4 (m = 768, few probes per node):
+#: 0.214 with the base at every node, 0.164 from 4 probes, 0.135-0.141 before ProbeGrams (and the tightening)
+MIN_SHARED = 4
+
+
+class ProbeGrams:
+    """K_{I+j} of ``count`` probes of a node with fixed set ``fixed`` (module docstring); polynomial kernels only."""
+
+    def __init__(self, instance, fixed, count: int):
+        kernel = instance.kernel
+        self.instance, self.fixed = instance, tuple(fixed)
+        self.X, self.gamma, self.coef0, self.degree = instance.X, kernel.gamma, kernel.coef0, kernel.degree
+        m = instance.X.shape[0]
+        self.base = None
+        if count >= MIN_SHARED:
+            self.base = np.ascontiguousarray(kernel.base(instance.X, list(fixed))) if fixed else np.zeros((m, m))
+
+    def gram(self, j: int) -> np.ndarray:
+        if self.base is None:
+            return self.instance.gram(tree.probe_set(self.fixed, j))
+        out = np.empty_like(self.base)
+        _poly_plus_outer(self.base, np.ascontiguousarray(self.X[:, j], dtype=float), float(self.gamma),
+                         float(self.coef0), int(self.degree), out)
+        return out
