@@ -31,7 +31,7 @@ from .stopping import Deadline, SearchStopped
 
 REGISTRY = {
     "enumerate": "minlp_fs.solvers.enumeration:Enumeration",
-    "bnb": "minlp_fs.exact.search:BranchAndBound",
+    "bnb": "minlp_fs.exact.bnb:BranchAndBound",
     "alpha-start": "minlp_fs.heuristics.alpha_start:AlphaStart",
     "ls": "minlp_fs.heuristics.local_search:LocalSearch",
     "ls*": "minlp_fs.heuristics.local_search:LocalSearchStar",

@@ -12,8 +12,8 @@ from pathlib import Path
 import minlp_fs
 
 ROOT = Path(minlp_fs.__file__).parent
-#: circles other work removes (branch-and-bound's subtrees in worker processes and the search)
-KNOWN = {frozenset({"minlp_fs.exact.search", "minlp_fs.exact.parallel"})}
+#: circles other work removes (none left)
+KNOWN: set = set()
 
 
 def _modules() -> dict:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -48,6 +49,7 @@ from ..stopping import Deadline, SearchStopped
 from ..workers import cpu_count
 from . import tree
 from .certificate import Recorder
+from .search import _Search
 
 #: open nodes the frontier is grown to (and waves of WAVE subtrees): fixed numbers, not multiples of
 #: the workers, so that the tree and the answer do not depend on n_jobs
@@ -73,15 +75,13 @@ def grow_frontier(search, nodes: list, target: int = SUBTREES) -> list:
     return nodes
 
 
-def _run_subtree(options: dict, instance, node, incumbent: tuple, deadline_at, tol: float, record: bool,
+def _run_subtree(method, instance, node, incumbent: tuple, deadline_at, tol: float, record: bool,
                  budget: int = NODE_BUDGET) -> dict:
     """Worker: the sequential search of ``node``'s subtree from ``incumbent`` = (value, subset, alpha), for at
-    most ``budget`` nodes; ``handed_back``: the nodes it left open (search order) when the budget ran out."""
-    from .search import BranchAndBound, _Search
-
+    most ``budget`` nodes; ``handed_back``: the nodes it left open (search order) when the budget ran out.
+    ``method``: the worker's copy of the parent's method (no incumbent heuristic, no certificate file)."""
     cpu = time.process_time()
     with one_blas_thread():
-        method = BranchAndBound(**options)
         run = Run(method, instance, None, AlphaSubproblem(instance, tol=tol), None)
         run.deadline = Deadline(None if deadline_at is None else deadline_at - time.time())
         value, subset, alpha = incumbent
@@ -106,15 +106,15 @@ def _merge_counts(total: dict, part: dict) -> None:
 
 
 def parallel_search(method, run) -> Status:
-    """:class:`~minlp_fs.exact.search.BranchAndBound`'s search with subtrees in workers (module docstring)."""
+    """:class:`~minlp_fs.exact.bnb.BranchAndBound`'s search with subtrees in workers (module docstring)."""
     from ..experiments.runner import backend_context, check_backend
-    from .search import _Search
 
     check_backend(method.backend, method.scheduler)  # bad input before the heuristic and the frontier run
     inst, inc = run.instance, run.incumbent
     workers = cpu_count() if method.n_jobs < 0 else method.n_jobs
     search = _Search(method, run)
-    options = {"marginal": method.marginal, "incumbent": "none"}
+    worker = replace(method, incumbent="none", certificate=None, progress=False, n_jobs=1, backend="loky",
+                     scheduler=None)
     record = method.certificate is not None
     status, frontier, open_bounds, n_waves, n_subtrees, worker_cpu = Status.OPTIMAL, [], [], 0, 0, 0.0
     bar = tqdm(disable=not method.progress, unit="subtree", desc=f"bnb {inst.name} ({workers} workers)")
@@ -131,7 +131,7 @@ def parallel_search(method, run) -> Status:
                     todo = [n for n in wave if n.bound < score]
                     search.counts["pruned_bound"] += len(wave) - len(todo)
                     start = (inc.value, inc.subset, inc.alpha)
-                    results = parallel(delayed(_run_subtree)(options, inst, n, start, run.deadline.at, search.qp.tol,
+                    results = parallel(delayed(_run_subtree)(worker, inst, n, start, run.deadline.at, search.qp.tol,
                                                              record, NODE_BUDGET) for n in todo)
                     del frontier[:WAVE]
                     frontier[:0] = [n for r in results for n in r["handed_back"]]

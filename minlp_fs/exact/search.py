@@ -1,4 +1,4 @@
-"""Branch-and-bound certifier of problem (4): method ``bnb`` (issue 12).
+"""The sequential branch-and-bound search of problem (4) (issue 12; the method ``bnb`` is :mod:`.bnb`).
 
 Depth-first search of the set-enumeration tree of :mod:`.tree` (nodes (I, F, need): I fixed in,
 F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score terms (sign * g):
@@ -48,17 +48,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from ..alpha import DEFAULT_TOL, AlphaSubproblem
-from ..blas import on_one_blas_thread
-from ..errors import InputError
 from ..heuristics.starts import resolve_start
-from ..methods import Method, canonical_name, get_method, method_class
-from ..options import n_jobs_option, option, time_limit_option
+from ..methods import canonical_name, get_method, method_class
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from . import tree
@@ -89,58 +85,11 @@ class _Node:
     lower: dict | None = None    # paper sense: {j: a lower bound of the score of the probe I + j} (lazy probes)
 
 
-@dataclass
-class BranchAndBound(Method):
-    """Certified optimum of problem (4) by branch-and-bound (module docstring); both senses, any kernel.
-
-    ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved).
-    The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
-    finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
-    ``marginal``: use the fixed-alpha bounds (pair, or degree-share) at the relaxed alpha (fit sense,
-    polynomial kernels);
-    ``certificate``: path of a JSON proof to write. ``n_jobs``: 1, this sequential search; otherwise
-    worker processes (-1: one per core) searching disjoint subtrees, through joblib's ``backend``
-    (loky, or a dask/ray cluster at ``scheduler``): :mod:`.parallel`, whose tree and answer are the
-    same for any n_jobs (the optimum's value is the sequential one's too). The fit sense solves two
-    QPs per node.
-    An ``oracle`` passed to :meth:`solve` lends its KKT tolerance (the search solves its own QPs).
-    """
-
-    time_limit: float | None = time_limit_option()
-    n_jobs: int = n_jobs_option()
-    progress: bool = option(False, bool, doc="show a progress bar (nodes, open nodes, QPs, gap)")
-    incumbent: str = option("alpha-start", str, doc="heuristic run first for the incumbent ('none': only the start)")
-    marginal: bool = option(True, bool, doc="fixed-alpha bounds at the relaxed alpha (fit sense, polynomial kernels)")
-    certificate: str | None = option(None, str, none=True, doc="JSON file to write the proof to (minlp-fs verify)")
-    backend: str = option("loky", str, choices=("loky", "dask", "ray"),
-                          doc="joblib backend of the worker processes (with n_jobs != 1, or dask/ray)")
-    scheduler: str | None = option(None, str, none=True, doc="dask/ray scheduler address (default: a local cluster)")
-
-    name = "bnb"
-    uses_start = True
-    certifies = True
-
-    def check(self) -> None:
-        super().check()
-        if self.incumbent != "none" and method_class(self.incumbent).certifies:
-            raise InputError(f"bnb: incumbent must be a heuristic (or 'none'); got {self.incumbent!r}")
-        if self.scheduler is not None and self.backend == "loky":
-            raise InputError("bnb: a scheduler needs backend 'dask' or 'ray'")
-        if self.certificate is not None and not Path(self.certificate).resolve().parent.is_dir():
-            raise InputError(f"bnb: cannot write the certificate {self.certificate}: its folder "
-                             f"{Path(self.certificate).resolve().parent} does not exist")
-
-    @on_one_blas_thread
-    def _search(self, run):
-        if self.n_jobs != 1 or self.backend != "loky":  # subtrees in worker processes (minlp_fs.exact.parallel)
-            from .parallel import parallel_search
-
-            return parallel_search(self, run)
-        return _Search(self, run).search(run.requested_start)
-
-
 class _Search:
-    def __init__(self, method: BranchAndBound, run):
+    """One search of the tree for a :class:`~minlp_fs.exact.bnb.BranchAndBound` and its run (module docstring);
+    :mod:`.parallel` runs the same loop (:meth:`start`, :meth:`search_nodes`, :meth:`finish`) on subtrees."""
+
+    def __init__(self, method, run):
         self.method, self.inst, self.run = method, run.instance, run
         inst = run.instance
         self.paper = inst.sense == "paper"

@@ -10,7 +10,7 @@ from minlp_fs.cli import main
 from minlp_fs.exact import parallel
 from minlp_fs.exact.certificate import load, verify
 from minlp_fs.exact.parallel import parallel_search
-from minlp_fs.exact.search import BranchAndBound
+from minlp_fs.exact.bnb import BranchAndBound
 from minlp_fs.methods import Run
 
 from bnb_helpers import SENSES, random_instance, value_table
@@ -157,7 +157,7 @@ def test_a_stopped_subtree_reports_a_valid_open_bound(sense):
     checked = 0
     for node in frontier:
         inside = [inst.score(v) for S, v in table.items() if set(node.fixed) <= set(S) <= set(node.fixed) | set(node.free)]
-        r = parallel._run_subtree({"incumbent": "none"}, inst, node, (None, None, None), time.time() - 1.0, 1e-7, False)
+        r = parallel._run_subtree(BranchAndBound(incumbent="none"), inst, node, (None, None, None), time.time() - 1.0, 1e-7, False)
         if r["open_nodes"]:
             assert r["status"] == "time_limit"
             assert r["open_bound"] <= min(inside) + 1e-6 * max(1.0, abs(min(inside)))
@@ -173,7 +173,7 @@ def test_a_worker_hands_back_what_its_node_budget_left_open():
     method = BranchAndBound(incumbent="none")
     search = _Search(method, Run(method, inst, None, None, None))
     root = search.start(None)[0]
-    r = parallel._run_subtree({"incumbent": "none"}, inst, root, (None, None, None), None, 1e-7, False, budget=1)
+    r = parallel._run_subtree(BranchAndBound(incumbent="none"), inst, root, (None, None, None), None, 1e-7, False, budget=1)
     assert r["status"] == "optimal" and r["counts"]["nodes"] == 1 and r["open_bound"] is None
     expected = search.expand(root)
     assert [(n.fixed, n.free, n.need) for n in r["handed_back"]] == [(n.fixed, n.free, n.need) for n in expected]
