@@ -85,6 +85,8 @@ def probe_bound(scores: dict, order, t: int, need: int, inherited: float) -> flo
     score over order[t:]) (module docstring, probe bound) and >= the parent's bound ``inherited``.
     """
     tail = sorted(scores[j] for j in order[t:])
+    if any(s != s for s in tail):   # NaN: sorted() would return an unsorted list and a wrong bound
+        raise ValueError("a probe's score bound is not a number")
     return max(inherited, scores[order[t]], tail[need - 1])
 
 

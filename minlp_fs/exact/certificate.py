@@ -220,13 +220,20 @@ def _feasible(inst, alpha) -> np.ndarray | None:
 
 def score_bound(inst, subset, alpha) -> float | None:
     """A lower bound of score(g(subset)) from ``alpha`` without a QP, or None when alpha gives none:
-    paper sense, -P at alpha's primal point; fit sense, -f(alpha, subset) for a feasible alpha."""
+    paper sense, -P at alpha's primal point; fit sense, -f(alpha, subset) for a feasible alpha. A value
+    that is not a number or +inf (a finite but huge alpha overflows) bounds nothing: None, so the
+    probe is solved instead (-inf is a valid, useless bound)."""
     if alpha is None:
         return None
     if inst.sense == "paper":
-        return dual_lower_bound(inst, subset, alpha)
+        return _usable(dual_lower_bound(inst, subset, alpha))
     point = _feasible(inst, alpha)
-    return None if point is None else -_objective(inst, subset, point)
+    return None if point is None else _usable(-_objective(inst, subset, point))
+
+
+def _usable(bound: float) -> float | None:
+    """``bound`` if it can bound a score from below (a number below +inf), else None."""
+    return None if np.isnan(bound) or bound == np.inf else float(bound)
 
 
 class _Exact:
@@ -273,10 +280,14 @@ def _record_bounds(inst, rec: dict):
         alpha = _feasible(inst, _dense(rec.get("alpha"), m))
         if alpha is None:
             return None
-        universe = -_objective(inst, tree.universe(fixed, free), alpha)
+        universe = _usable(-_objective(inst, tree.universe(fixed, free), alpha))
+        if universe is None:
+            return None
         children = None
         if rec["order"] is not None and rec["marginal"]:
             children = fit_child_bounds(inst, alpha, fixed, free, int(rec["need"]), [int(j) for j in rec["order"]])
+            if not all(np.isfinite(b) or b == -np.inf for b in children):
+                children = None
         return universe, children
     return None
 
@@ -452,7 +463,7 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
             children = [bound] * (len(order) - need + 1)
             if fit["marginal"]:
                 if numbers is None or numbers[1] is None:
-                    return fail(f"{node}: its alpha is not a feasible point of the SVM dual")
+                    return fail(f"{node}: its alpha gives no fixed-alpha bound (not a feasible point of the SVM dual, or the bounds are not finite)")
                 children = [max(bound, b) for b in numbers[1]]
             for (t, f_t, F_t), child in zip(tree.split(fixed, free, need, order), children):
                 stack.append((f_t, F_t, need - 1, child))

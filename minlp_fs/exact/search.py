@@ -16,7 +16,7 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
      tolerance (PROBE_TOL) and bound by weak duality, and those whose bracket [-P, f] straddles the
      incumbent are continued to a tighter tolerance (TIGHTEN_TOL, ``_tighten``); probes of size B are
-     exact and offered as incumbents. Every probe is solved over the subset's duplicate rows where they
+     exact and offered as incumbents. Every probe of a binary instance is solved over the subset's duplicate rows where they
      are few (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from
      the node's base X_I X_I' (:class:`.probe_gram.ProbeGrams`). Children are ordered by probe value,
      smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
@@ -152,11 +152,19 @@ class _Search:
         its value None (paper sense: a score bound is all a probe of an inner node is used for)."""
         alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent, **(groups or {}))
         if exact and loose:
-            return self.inst.score(instance_lower_bound(self.inst, K, alpha)), True, alpha, None
+            return self._finite(self.inst.score(instance_lower_bound(self.inst, K, alpha))), True, alpha, None
         if exact:
             value = self.inst.gram_objective(alpha, K)
-            return self.inst.score(value), True, alpha, value
+            return self._finite(self.inst.score(value)), True, alpha, value
         return self.inst.score(incumbent), False, alpha, None
+
+    @staticmethod
+    def _finite(score: float) -> float:
+        """``score``, refused when it is not finite (a NaN bound would prune silently: NaN < x is False)."""
+        if not np.isfinite(score):
+            raise FloatingPointError(f"bnb: a QP's value or bound is not finite ({score}); the kernel matrix or "
+                                     "the data must hold a non-finite or overflowing value")
+        return score
 
     def _count(self, results) -> None:
         self.counts["qps"] += len(results)

@@ -28,9 +28,9 @@ and sum_{j in F} e_j = f(alpha, I u F) - f(alpha, I) (Euler on each p_t). In clo
 
     e_j = (v o x_j)' W (v o x_j),   W = 1/2 sum_{t=1}^d binom(d, t) gamma^t a^(d-t) z^(t-1)   (entrywise),
 
-one m x m matrix and one product with the |F| columns: no kernel matrix per feature. The marginal
-bound's gain delta_j = f(alpha, U) - f(alpha, U - j) is the sum of the coefficients of the monomials
-containing j, each counted WHOLE, so e_j <= delta_j.
+one m x m matrix and one product with the |F| columns: no kernel matrix per feature. (The marginal
+bound this replaced, no longer in the package, used the gain delta_j = f(alpha, U) - f(alpha, U - j): the
+sum of the coefficients of the monomials containing j, each counted WHOLE, so e_j <= delta_j.)
 
 **Partners.** The charges depend on R: at beta = 1_R the same allocation gives e_j(R) with z = G_R,
 sum_{j in R} e_j(R) = f(alpha, I u R) - f(alpha, I) exactly. Write the part of degree t >= 2 of e_j(R),
@@ -67,7 +67,8 @@ into k's item too, the child's bound becomes
 (:func:`share_bounds`); for degree 2 (W = gamma^2 / 2, Q_jk = gamma^2 V_jk^2 / 2 with V = X' diag(v) X,
 rest_j + Q_jj = f(alpha, I + j) - f(alpha, I)) this is the pair bound of :mod:`.bounds` term by term.
 Cost: Q by the Kronecker factors of W (:func:`_pair_quads`) or W itself, O(m^2 |F|^2) at most.
-Measured at the root of German poly3 B = 9 (fit, incumbent -5011.9), at the same relaxed alpha: marginal
+Measured when it was introduced (the marginal bound then still in the search), at the root of German poly3
+B = 9 (fit, incumbent -5011.9), at the same relaxed alpha: marginal
 bound -3063.5, shares alone -3891.7, shares with partners for t = 2 only -3979.1, for every t -4144.9
 (the largest f(alpha, S) a local search finds there: -4360.4); German poly5 B = 9, first child: marginal
 241.0 (its cap f(alpha, U)), partners for t = 2 only -1729.6, for every t -2611.0 (incumbent -4734.4); with

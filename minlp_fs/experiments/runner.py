@@ -165,8 +165,8 @@ def _ray_records(fn, todo: list, context: dict):
                 cause = exc.cause if isinstance(exc.cause, BaseException) else exc
                 record = {"error": f"{type(cause).__name__}: {cause}", "unit": units[ref], "unit_time_s": 0.0}
             yield record
-    finally:
-        for ref in pending:
+    finally:   # the generator may be closed after the runner's own Ray was shut down (Ctrl-C, an error)
+        for ref in pending if ray.is_initialized() else ():
             ray.cancel(ref, force=True)
 
 

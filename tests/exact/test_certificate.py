@@ -64,7 +64,7 @@ def test_tampered_certificate_is_rejected(certificates, how, sense):
 
 
 def test_fit_alpha_made_infeasible_is_rejected(certificates):
-    """A fit node its universe's value does not close needs its marginal bound: its alpha is checked."""
+    """A fit node its universe's value does not close needs its fixed-alpha bound: its alpha is checked."""
     doc = load(certificates["poly3", "fit"][0])
     claim = doc["claim"]["value"]
     rec = next(r for r in doc["nodes"] if r["kind"] == "fit" and r["order"] is not None

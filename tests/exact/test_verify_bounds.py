@@ -113,7 +113,7 @@ def test_a_removed_subtree_with_inflated_recorded_bounds_is_rejected(proofs, sen
 def test_weakened_alphas_still_prove_by_libsvm_fallback(proofs, sense):
     """A stored alpha only makes a check cheap: a useless one costs libsvm solves, never a wrong verdict.
     Paper sense: any vector is a valid primal point (every alpha scaled by 0.01); fit sense: the leaves'
-    alphas scaled towards 0 stay feasible (the marginal bounds of the inner nodes rest on theirs)."""
+    alphas scaled towards 0 stay feasible (the fixed-alpha bounds of the inner nodes rest on theirs)."""
     doc = copy.deepcopy(proofs[sense])
     for rec in doc["nodes"]:
         alphas = [p[3] for p in rec.get("probes", [])] + ([rec["alpha"]] if rec["kind"] == "leaf" else [])

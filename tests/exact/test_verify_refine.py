@@ -59,3 +59,38 @@ def test_same_verdicts_as_refining_every_probe(documents, monkeypatch):
         assert verdict.n_qps <= other.n_qps, name
         saved += other.n_qps - verdict.n_qps
     assert saved > 0     # the weakened and version-1 certificates refine fewer probes
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_probe_alpha_whose_bound_overflows_cannot_close_a_child():
+    """A forged paper-sense certificate: three probes with their optimal alphas, one with a finite but huge
+    alpha (1e308 on two rows of opposite labels) whose weak-duality bound overflows to NaN. A NaN score once
+    made sorted() return an unsorted list and the probe bound close the child holding {1, 2}, better than the
+    claimed {2, 3}; the verifier now solves such a probe and finds that subset."""
+    import itertools
+
+    import numpy as np
+
+    from minlp_fs.alpha import AlphaSubproblem
+    from minlp_fs.exact.certificate import Recorder
+
+    inst = random_instance(0, 24, 4, 2, "poly2", "paper")
+    oracle = AlphaSubproblem(inst, tol=1e-10)
+    single = {j: oracle.solve_gram(inst.kernel.gram(inst.X, [j]))[0] for j in range(4)}
+    pairs = {S: oracle.solve(S) for S in itertools.combinations(range(4), 2)}
+    claim = pairs[(2, 3)]
+    assert pairs[(1, 2)].value < claim.value - 1.0     # the forged claim is wrong
+    poison = np.zeros(inst.m)
+    poison[[int(np.flatnonzero(inst.y > 0)[0]), int(np.flatnonzero(inst.y < 0)[0])]] = 1e308
+    order = [1, 0, 3, 2]
+    rec = Recorder(inst)
+    rec.probes((), tuple(range(4)), 2, order, dict.fromkeys(order), {j: 0.0 for j in order},
+               {1: single[1], 0: single[0], 3: poison, 2: single[2]})
+    rec.leaf((2, 3), claim.value, claim.alpha)
+
+    class Incumbent:
+        subset, value, alpha = claim.subset, claim.value, claim.alpha
+
+    verdict = verify(rec.document(Incumbent, True, claim.value))
+    assert not verdict.proven
+    assert certificate.score_bound(inst, (3,), poison) is None
