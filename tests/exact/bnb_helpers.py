@@ -24,3 +24,23 @@ def value_table(inst, sizes=None) -> dict:
     oracle = AlphaSubproblem(inst)
     sizes = range(1, inst.n + 1) if sizes is None else sizes
     return {S: oracle.solve(S).value for k in sizes for S in itertools.combinations(range(inst.n), k)}
+
+
+def interrupt_second_wave(monkeypatch) -> list:
+    """Ctrl-C in parallel bnb's second wave: joblib's second Parallel call raises KeyboardInterrupt (waves of 2
+    subtrees); the returned list counts the calls."""
+    import joblib
+
+    from minlp_fs.exact import parallel
+
+    calls, real = [], joblib.Parallel.__call__
+
+    def stop_second(self, tasks):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(self, tasks)
+
+    monkeypatch.setattr(joblib.Parallel, "__call__", stop_second)
+    monkeypatch.setattr(parallel, "WAVE", 2)
+    return calls

@@ -2,7 +2,6 @@
 valid bounds when stopped, certificates that verify; the CLI's --jobs/--backend/--scheduler."""
 import json
 
-import joblib
 import pytest
 
 from minlp_fs.api import solve
@@ -13,7 +12,7 @@ from minlp_fs.exact.parallel import parallel_search
 from minlp_fs.exact.bnb import BranchAndBound
 from minlp_fs.methods import Run
 
-from bnb_helpers import SENSES, random_instance, value_table
+from bnb_helpers import SENSES, interrupt_second_wave, random_instance, value_table
 
 CASES = [("poly2", "paper"), ("poly2", "fit"), ("poly3", "fit"), ("rbf", "paper")]
 
@@ -90,17 +89,7 @@ def test_interrupted_wave_keeps_the_frontier_bounds(sense, monkeypatch):
     """Ctrl-C during the second wave: that wave and the later ones count with their frontier nodes' bounds."""
     inst = random_instance(5, 40, 12, 5, "poly2", sense)
     score, _ = best(inst, value_table(inst, sizes=[inst.B]))
-    calls = []
-    real = joblib.Parallel.__call__
-
-    def stop_second(self, tasks):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(self, tasks)
-
-    monkeypatch.setattr(joblib.Parallel, "__call__", stop_second)
-    monkeypatch.setattr(parallel, "WAVE", 2)
+    calls = interrupt_second_wave(monkeypatch)
     res = run_parallel(inst, n_jobs=1)
     assert len(calls) == 2 and res.status == "interrupted" and not res.certified
     assert inst.score(res.bound) <= score + 1e-6 * max(1.0, abs(score))

@@ -14,7 +14,7 @@ from minlp_fs.cli import main
 from minlp_fs.errors import InputError
 from minlp_fs.exact.certificate import load, verify
 
-from bnb_helpers import random_instance, value_table
+from bnb_helpers import interrupt_second_wave, random_instance, value_table
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'minlp-fs[ray]')")
 
@@ -85,22 +85,9 @@ def test_time_limited_ray_run_returns_a_valid_bound(local_ray):
 @pytest.mark.parametrize("sense", ["paper", "fit"])
 def test_interrupted_ray_wave_keeps_the_frontier_bounds(local_ray, sense, monkeypatch):
     """Ctrl-C during the second wave of Ray tasks: the bound of what was not finished stays valid."""
-    import joblib
-
-    from minlp_fs.exact import parallel
-
     inst = random_instance(5, 40, 12, 5, "poly2", sense)
     score, _ = best(inst, value_table(inst, sizes=[inst.B]))
-    calls, real = [], joblib.Parallel.__call__
-
-    def stop_second(self, tasks):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(self, tasks)
-
-    monkeypatch.setattr(joblib.Parallel, "__call__", stop_second)
-    monkeypatch.setattr(parallel, "WAVE", 2)
+    calls = interrupt_second_wave(monkeypatch)
     res = solve(inst, "bnb", n_jobs=2, backend="ray")
     assert len(calls) == 2 and res.status == "interrupted" and not res.certified
     assert res.info["parallel"]["waves"] == 1 and res.info["open_nodes"] > 0
