@@ -181,3 +181,29 @@ def test_head_pairs_bound_the_cross_monomials(kernel, seed, data, random_feasibl
             i, ks = whole.index([j])[0], whole.index([others[k] for k in R])
             bound = whole.alone[i] + whole.Q[i, ks].sum() + P[list(R)].sum()
             assert e_j <= bound + tol(bound)
+
+
+@pytest.mark.parametrize("degree", (2, 3, 5))
+@pytest.mark.parametrize("scaling, coef0", [("standard", 1.0), ("none", 0.0), ("minmax", 0.0)])
+@given(seed=seeds, data=st.data())
+@settings(max_examples=6, deadline=None)
+def test_share_bounds_hold_on_signed_data_and_without_a_constant(degree, scaling, coef0, seed, data,
+                                                                 random_feasible_alpha):
+    """The coefficients of f(alpha, .) are squares whatever the signs of x, and c = 0 is allowed (c >= 0): the
+    child bounds hold with z-scored or unscaled signed data and with c = 0, at a random feasible alpha."""
+    from minlp_fs.kernels import PolynomialKernel
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(20, 6))
+    y = np.where(X[:, 0] + rng.normal(size=20) > 0, 1, -1)
+    y[:2] = (1, -1)
+    inst = make_instance(X, y, B=3, kernel=PolynomialKernel(degree=degree, gamma=0.5, coef0=coef0),
+                         scaling=scaling, sense="fit")
+    fixed, free, need = node(data, 6, 3)
+    alpha = random_feasible_alpha(rng, inst.y, inst.C)
+    order = data.draw(st.permutations(free))
+    bounds = share_bounds(FixedAlphaShares(inst, alpha, fixed, free), order, need)
+    for (t, f_t, F_t), bound in zip(tree.split(fixed, free, need, order), bounds):
+        for R in itertools.combinations(F_t, need - 1):
+            value = inst.objective(alpha, tuple(sorted((*f_t, *R))))
+            assert value <= bound + tol(bound)
