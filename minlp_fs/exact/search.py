@@ -217,12 +217,13 @@ class _Search:
         solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
         grams = ProbeGrams(self.inst, node.fixed, len(solve))
         upper = {}  # loose probes solved to PROBE_TOL: score of f(alpha_j, I + j) >= g(I + j), for _tighten
+        groups = {}  # each probe's duplicate-row groups (_groups), reused by _tighten
 
         def probe(j):
             self._check_time()
             K = grams.gram(j)
-            groups = self._groups(tree.probe_set(node.fixed, j))
-            result = self._qp(K, warm, incumbent, loose=node.need > 1, groups=groups)
+            groups[j] = self._groups(tree.probe_set(node.fixed, j))
+            result = self._qp(K, warm, incumbent, loose=node.need > 1, groups=groups[j])
             if node.need > 1 and result[1]:
                 upper[j] = self.inst.score(self.inst.gram_objective(result[2], K))
             return result
@@ -237,7 +238,7 @@ class _Search:
             if exact and node.need == 1:  # the probe is a B-subset
                 self.inc.offer(values[j], tree.probe_set(node.fixed, j), alphas[j], "bnb")
         if node.need > 1:
-            self._tighten(node, grams, upper, scores, alphas, incumbent)
+            self._tighten(node, grams, groups, upper, scores, alphas, incumbent)
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
             self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
@@ -245,7 +246,7 @@ class _Search:
                           alphas[order[t]], {k: scores[k] for k in F})
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
 
-    def _tighten(self, node: _Node, grams, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
+    def _tighten(self, node: _Node, grams, groups: dict, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
         """Paper sense: re-solve to TIGHTEN_TOL the loose probes that could reach the incumbent.
 
         A loose probe j (a key of ``upper``: solved to PROBE_TOL, not stopped early) has the bracket
@@ -255,8 +256,9 @@ class _Search:
         removes one while at least ``need`` scores stay below it. A probe can be lifted only when its
         bracket straddles the incumbent's score (f(alpha_j) < incumbent proves g(I + j) below it). Those
         are continued from alpha_j (``grams``: the node's :class:`.probe_gram.ProbeGrams`) by the SMO at
-        TIGHTEN_TOL, stopped early once proven worse than ``incumbent`` (the score bound is then the
-        incumbent's score, as for any early stop), else bound by -P at the tighter alpha; the score kept is
+        TIGHTEN_TOL over the probe's duplicate-row ``groups`` (those of its loose solve), stopped early once
+        proven worse than ``incumbent`` (the score bound is then the incumbent's score, as for any early
+        stop), else bound by -P at the tighter alpha; the score kept is
         the larger of the two lower bounds, with its alpha (the certificate's replay recomputes -P there).
         Highest loose bound first: the likeliest to be lifted. Measured: fewer nodes on every instance
         tried, CPU time within about 20 % either way (benchmarks/RESULTS.md, bench_bnb_paper).
@@ -269,8 +271,7 @@ class _Search:
                 break
             self._check_time()
             K = grams.gram(j)
-            alpha, exact = self.tighten_qp.solve_gram(K, alphas[j], incumbent,
-                                                      **self._groups(tree.probe_set(node.fixed, j)))
+            alpha, exact = self.tighten_qp.solve_gram(K, alphas[j], incumbent, **groups[j])
             self.counts["qps"] += 1
             self.counts["probes_tightened"] += 1
             score = self.inst.score(instance_lower_bound(self.inst, K, alpha)) if exact else self.inst.score(incumbent)
