@@ -144,12 +144,14 @@ def beyond(data_dir, cases, limit):
     return rows
 
 
-def _bmax_row(data_dir, ds, B, kernel, sense, limit, cpu: bool = False) -> str:
+def _bmax_row(data_dir, ds, B, kernel, sense, limit, cpu: bool = False, gap_tol: float | None = None) -> str:
+    """One row of part (e); with ``gap_tol``, bnb stops at that relative gap and the row starts with it."""
     inst = build_instance(ds, data_dir=data_dir, kernel=kernel, sense=sense, B=B)
     c = time.process_time()
-    res, t = timed(inst, "bnb", time_limit=limit)
-    row = (f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | {res.status} | "
-           f"{res.info['gap_percent']:.2g} | {t:.1f} | {res.n_svm_solves:,} | {res.info['nodes']:,} |"
+    res, t = timed(inst, "bnb", time_limit=limit, gap_tol=gap_tol or 0.0)
+    row = (f"| {ds} | {inst.n} | {kernel} | {sense} | {B} | {math.comb(inst.n, B):,} | "
+           + (f"{gap_tol:g} | {res.objective:.6f} | {res.bound:.6f} | " if gap_tol is not None else "")
+           + f"{res.status} | {res.info['gap_percent']:.2g} | {t:.1f} | {res.n_svm_solves:,} | {res.info['nodes']:,} |"
            + (f" {time.process_time() - c:.1f} |" if cpu else ""))
     print(row, flush=True)
     return row
@@ -176,6 +178,27 @@ def at_paper_bmax(data_dir, cases, limit, jobs: int = 1, units=None, cpu: bool =
     return ["| dataset | n | kernel | sense | B | C(n,B) | status | gap % | time (s) | QPs | nodes |"
             + (" CPU (s) |" if cpu else ""),
             "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if cpu else ""), *rows]
+
+
+def gap_section(args) -> None:
+    """``--gap-tols`` with ``--only`` and ``--bmax-limit``: each chosen row at each relative gap, in ``--section``."""
+    from joblib import Parallel, delayed
+
+    started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
+    warm_up(args.data_dir)
+    rows = Parallel(n_jobs=args.jobs)(delayed(_bmax_row)(args.data_dir, *u, args.bmax_limit, True, g)
+                                      for u in args.only for g in args.gap_tols)
+    text = "\n".join([
+        f"## bnb with a relative optimality gap (`gap_tol`), {args.bmax_limit:.0f} s per run (bench_bnb.py --gap-tols)", "",
+        f"Command: `{command('bench_bnb.py')}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, "
+        f"total {time.perf_counter() - t0:.0f} s, {args.jobs} run(s) at a time (each n_jobs = 1).",
+        f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {os.getloadavg()[0]:.1f}. "
+        "C = 10, gamma = 0.1, c = 1 (the paper's); time = wall time of each run. A run that ends `optimal` is certified "
+        "within `gap %` (incumbent against the proven bound); gap_tol 0 is the exact search.", "",
+        "| dataset | n | kernel | sense | B | C(n,B) | gap_tol | incumbent | bound | status | gap % | time (s) | QPs | "
+        "nodes | CPU (s) |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", *rows])
+    write_section(args.output, args.section, text)
+    print(f"wrote {args.output}")
 
 
 def recorded_rows(output: str, units) -> list:
@@ -323,7 +346,14 @@ def main():
                    help="only these rows of part (a), or of part (e) with --bmax-limit, printed (no section written)")
     p.add_argument("--section", default=None, help="with --only: write the rows to this RESULTS.md section")
     p.add_argument("--repeat", type=int, default=1, help="with --only and --section, without --bmax-limit: runs per row")
+    p.add_argument("--gap-tols", type=float, nargs="+", default=None,
+                   help="with --only, --bmax-limit and --section: run each row at each of these relative gaps (bnb gap_tol)")
     args = p.parse_args()
+    if args.gap_tols is not None:
+        if args.only is None or args.bmax_limit is None or args.section is None:
+            p.error("--gap-tols needs --only, --bmax-limit and --section")
+        gap_section(args)
+        return
     if args.only is not None and args.section is not None:
         only_section(args)
         return

@@ -137,6 +137,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
                    help="auto (default): bnb for polynomial kernels on more than 1000 subsets or with --certificate, "
                         "else enumeration; or enumerate, bnb")
     c.add_argument("--certificate", default=None, help="bnb: write the proof to this JSON file (minlp-fs verify FILE)")
+    c.add_argument("--gap-tol", type=float, default=0.0,
+                   help="bnb: relative optimality gap to stop at (default 0: exact); the answer states the gap it is "
+                        "proven within (enumeration, which --method auto may pick, is always exact)")
     c.add_argument("--backend", default="loky", choices=("loky", "dask", "ray"),
                    help="bnb: joblib backend of the --jobs workers (dask/ray: a cluster, see --scheduler)")
     c.add_argument("--scheduler", default=None, help="bnb: dask/ray scheduler address (default: a local cluster)")
@@ -277,7 +280,10 @@ def _run_certify(args) -> int:
     jobs = cap_jobs(args.jobs, "certify --jobs")
     inst = _instance(args)
     method = certify_method(inst, args.method, args.certificate)
-    extra = {"certificate": args.certificate, "backend": args.backend, "scheduler": args.scheduler} if method == "bnb" else {}
+    extra = ({"certificate": args.certificate, "backend": args.backend, "scheduler": args.scheduler,
+              "gap_tol": args.gap_tol} if method == "bnb" else {})
+    if args.method == "enumerate" and args.gap_tol:
+        raise InputError("--gap-tol needs --method bnb (or auto): enumeration is exact")
     if method != "bnb" and (args.backend != "loky" or args.scheduler):
         raise InputError("--backend/--scheduler need --method bnb (enumeration runs loky processes)")
     result = solve(inst, method=method, n_jobs=jobs, time_limit=args.time_limit,

@@ -25,6 +25,9 @@ class BranchAndBound(Method):
     finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
     ``marginal``: use the fixed-alpha bounds (pair, or degree-share) at the relaxed alpha (fit sense,
     polynomial kernels);
+    ``gap_tol``: relative optimality gap the search may leave (0: exact); a node whose bound is within
+    gap_tol * max(1, |incumbent|) of the incumbent is pruned, and the certified answer states the gap it
+    is proven within (:mod:`.search`, relative gap).
     ``certificate``: path of a JSON proof to write. ``n_jobs``: 1, this sequential search; otherwise
     worker processes (-1: one per core) searching disjoint subtrees, through joblib's ``backend``
     (loky, or a dask/ray cluster at ``scheduler``): :mod:`.parallel`, whose tree and answer are the
@@ -38,6 +41,8 @@ class BranchAndBound(Method):
     progress: bool = option(False, bool, doc="show a progress bar (nodes, open nodes, QPs, gap)")
     incumbent: str = option("alpha-start", str, doc="heuristic run first for the incumbent ('none': only the start)")
     marginal: bool = option(True, bool, doc="fixed-alpha bounds at the relaxed alpha (fit sense, polynomial kernels)")
+    gap_tol: float = option(0.0, float, low=0, high=1, high_open=True,
+                            doc="relative optimality gap to stop at (0: exact); the answer states the gap it is proven within")
     certificate: str | None = option(None, str, none=True, doc="JSON file to write the proof to (minlp-fs verify)")
     backend: str = option("loky", str, choices=("loky", "dask", "ray"),
                           doc="joblib backend of the worker processes (with n_jobs != 1, or dask/ray)")

@@ -38,9 +38,11 @@ must be attained within the tolerance: f(alpha, S*) <= claim + tol (paper sense)
 
 The verifier walks the tree from the root: each child must be closed by a recomputed bound
 (:mod:`.bounds`) that is at least the claimed optimum's score minus ``rtol * max(1, |optimum|)``, or be
-a node the certificate expands, splits or closes. The proof holds when no open node remains; the
-verdict ``proven`` then means: no subset's g is better than the claimed value by more than that
-tolerance (rtol = :data:`VERIFY_RTOL`), every bound being rigorous up to floating-point rounding.
+a node the certificate expands, splits or closes (a certificate of a search with a relative gap states the
+larger absolute tolerance it pruned within, ``claim['tolerance']``, and the verifier then uses that). The proof
+holds when no open node remains; the verdict ``proven`` then means: no subset's g is better than the claimed
+value by more than that tolerance (rtol = :data:`VERIFY_RTOL`), every bound being rigorous up to floating-point
+rounding.
 The per-record bounds are independent of each other, so ``jobs`` computes them in worker processes
 (joblib) before the walk.
 """
@@ -131,19 +133,19 @@ class Recorder:
         self.nodes.append({"kind": "leaf", "subset": [int(j) for j in subset], "value": _num(value),
                            "alpha": _sparse(alpha)})
 
-    def document(self, incumbent, complete: bool, bound) -> dict:
+    def document(self, incumbent, complete: bool, bound, tolerance: float = 0.0) -> dict:
         inst = self.instance
         return {"format": FORMAT, "version": VERSION,
                 "instance": {"name": inst.name, "X": inst.X.tolist(), "y": inst.y.tolist(),
                              "kernel": inst.kernel.params(), "C": inst.C, "B": inst.B, "sense": inst.sense},
                 "claim": {"subset": sorted(int(j) for j in incumbent.subset) if incumbent.subset else None,
                           "value": incumbent.value, "alpha": _sparse(incumbent.alpha), "complete": complete,
-                          "bound": bound},
+                          "bound": bound, "tolerance": float(tolerance)},
                 "nodes": self.nodes}
 
-    def write(self, path, incumbent, complete: bool, bound) -> None:
+    def write(self, path, incumbent, complete: bool, bound, tolerance: float = 0.0) -> None:
         with open(path, "w") as fh:
-            json.dump(self.document(incumbent, complete, bound), fh)
+            json.dump(self.document(incumbent, complete, bound, tolerance), fh)
 
 
 @dataclass
@@ -151,7 +153,8 @@ class Verdict:
     """Outcome of :func:`verify`: ``proven`` and why (``reason``), with the work it took.
 
     ``n_qps``: libsvm solves (the claimed optimum and the fallbacks); ``n_cheap``: bounds computed
-    without a QP; ``tolerance``: the absolute tolerance of the verdict, rtol * max(1, |value|).
+    without a QP; ``tolerance``: the absolute tolerance of the verdict, rtol * max(1, |value|), or the
+    certificate's stated tolerance (bnb's ``gap_tol``) when that is larger.
     """
 
     proven: bool
@@ -336,7 +339,10 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
         return Verdict(False, "the certificate claims no incumbent")
     subset = inst.check_subset(claim["subset"])
     claimed = float(claim["value"])
-    tol = rtol * max(1.0, abs(claimed))
+    stated = claim.get("tolerance", 0.0)   # bnb's gap_tol: what its search pruned within
+    if isinstance(stated, bool) or not isinstance(stated, (int, float)) or not 0.0 <= stated < np.inf:
+        return Verdict(False, f"the certificate states a tolerance that is not a finite number >= 0: {stated!r}")
+    tol = max(rtol * max(1.0, abs(claimed)), stated)
     paper = inst.sense == "paper"
 
     def attained(bracket) -> bool:  # g(S*) at least as good as the claim, within tol
@@ -472,8 +478,8 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
                 stack.append((f_t, F_t, need - 1, bound))
         else:
             return fail(f"{node} is open: the certificate neither bounds nor expands it")
-    return Verdict(True, f"proven: no subset beats {claimed:.10g} by more than {tol:.3g} "
-                         f"(rtol {rtol:g} x max(1, |value|))", value=value,
+    how = f"rtol {rtol:g} x max(1, |value|)" if tol > stated else "the tolerance the certificate states (bnb's gap_tol)"
+    return Verdict(True, f"proven: no subset beats {claimed:.10g} by more than {tol:.3g} ({how})", value=value,
                    n_qps=exact.n_solves, n_cheap=n_cheap, n_closed=closed, max_value_error=max_err, tolerance=tol)
 
 

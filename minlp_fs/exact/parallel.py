@@ -30,7 +30,9 @@ is the same optimum and the subset too unless two subsets tie exactly.
 **Anytime.** The global bound is the least of the incumbent's score and the bound of every subtree
 not finished: the least bound over its open nodes when its worker stopped (time limit: every worker
 checks the same wall-clock deadline), its frontier node's bound when it did not run (later waves, or
-the whole wave a Ctrl-C interrupted: what its workers found is dropped, the bound stays valid).
+the whole wave a Ctrl-C interrupted: what its workers found is dropped, the bound stays valid). With a
+relative gap (``gap_tol``), the least pruning threshold of the main process and of every worker (``floor``,
+:mod:`.search`) joins it.
 """
 from __future__ import annotations
 
@@ -96,7 +98,7 @@ def _run_subtree(method, instance, node, incumbent: tuple, deadline_at, tol: flo
         found = inc.value is not None and (value is None or instance.better(inc.value, value))
         return {"status": status, "found": found, "value": inc.value, "subset": inc.subset, "alpha": inc.alpha,
                 "counts": search.counts, "nodes": search.recorder.nodes if record else [],
-                "cpu_s": time.process_time() - cpu, "handed_back": handed_back, "open_bound": None if handed_back else min((n.bound for n in open_nodes), default=None),
+                "cpu_s": time.process_time() - cpu, "handed_back": handed_back, "floor": search.floor, "open_bound": None if handed_back else min((n.bound for n in open_nodes), default=None),
                 "open_nodes": 0 if handed_back else len(open_nodes)}
 
 
@@ -127,7 +129,7 @@ def parallel_search(method, run) -> Status:
             with Parallel(n_jobs=jobs) as parallel:
                 while frontier:
                     run.deadline.check()
-                    wave, score = frontier[:WAVE], search._score_inc()
+                    wave, score = frontier[:WAVE], search._prune_at()
                     todo = [n for n in wave if n.bound < score]
                     search.counts["pruned_bound"] += len(wave) - len(todo)
                     start = (inc.value, inc.subset, inc.alpha)
@@ -142,6 +144,7 @@ def parallel_search(method, run) -> Status:
                         inc.offer(best["value"], best["subset"], best["alpha"], "bnb")
                     for r in results:
                         worker_cpu += r["cpu_s"]
+                        search.floor = min(search.floor, r["floor"])
                         _merge_counts(search.counts, r["counts"])
                         if search.recorder is not None:
                             search.recorder.nodes.extend(r["nodes"])
@@ -172,7 +175,7 @@ def parallel_search(method, run) -> Status:
 
 def _bound(search, open_bounds: list, frontier: list) -> float:
     """Least score bound over the unfinished subtrees (module docstring, anytime) and the incumbent."""
-    return min([search._score_inc(), *open_bounds, *(n.bound for n in frontier)])
+    return min([search._score_inc(), search.floor, *open_bounds, *(n.bound for n in frontier)])
 
 
 def _bound_point(search, open_bounds, frontier) -> None:

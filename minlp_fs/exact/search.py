@@ -39,6 +39,13 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
 With a Gaussian kernel no probe bound holds: nodes split without QPs and every leaf is solved (the
 paper sense keeps the trivial bound). ``minlp-fs certify --method auto`` uses enumeration there.
 
+Relative gap (``gap_tol`` > 0): every prune and every early stop compares with the incumbent's score less
+gap_tol * max(1, |incumbent|) instead of the score itself (:meth:`_Search._prune_at`), so each pruned subset's
+score is proven >= that threshold; ``floor``, the least threshold used, is the search's proven bound of what it
+pruned. A complete search then certifies the incumbent within incumbent - floor (at most gap_tol relative to
+the incumbent when it was used): the result's bound is floor, its gap and ``info['tolerance']`` say by how much,
+and the certificate states it (``claim['tolerance']``, which ``minlp-fs verify`` closes children with).
+
 Anytime: the global bound is the least bound over the open nodes (and the incumbent); a time limit
 or Ctrl-C returns the incumbent with that bound, status ``time_limit``/``interrupted``. The trace
 has the incumbent's improvements and, with source ``bound``, the global bound over time
@@ -110,10 +117,26 @@ class _Search:
         self.heuristic_solves = 0
         self.heuristic = "none"
         self.next_refresh = 0.0
+        self.gap_tol = float(method.gap_tol)
+        #: least pruning threshold used (module docstring, relative gap); +inf with gap_tol = 0
+        self.floor = np.inf
 
     # ---- incumbent -------------------------------------------------------------------------
     def _score_inc(self) -> float:
         return np.inf if self.inc.value is None else self.inst.score(self.inc.value)
+
+    def _prune_at(self) -> float:
+        """The score a bound must reach to prune (module docstring, relative gap): the incumbent's, less
+        gap_tol * max(1, |incumbent|); ``floor`` keeps the least threshold handed out."""
+        score = self._score_inc()
+        if self.gap_tol > 0 and self.inc.value is not None:
+            score -= self.gap_tol * max(1.0, abs(self.inc.value))
+            self.floor = min(self.floor, score)
+        return score
+
+    def _prune_value(self):
+        """:meth:`_prune_at` as a value of g (what QPs stop early against), None without an incumbent."""
+        return None if self.inc.value is None else self.inst.sign * self._prune_at()
 
     def _heuristic(self, start) -> None:
         """Run the incumbent heuristic (and solve the user's start), counting its SVM solves."""
@@ -173,7 +196,7 @@ class _Search:
             self.last_alpha = results[-1][2]
 
     def _solve(self, K, warm):
-        result = self._qp(K, warm, self.inc.value)
+        result = self._qp(K, warm, self._prune_value())
         self._count([result])
         return result
 
@@ -189,7 +212,8 @@ class _Search:
 
     def _push(self, children: list) -> None:
         """Push the children so that the first is popped first; prune those whose bound reaches the incumbent."""
-        kept = [n for n in children if n.bound < self._score_inc()]
+        at = self._prune_at()
+        kept = [n for n in children if n.bound < at]
         self.counts["pruned_children"] += len(children) - len(kept)
         self.stack.extend(reversed(kept))
 
@@ -210,8 +234,8 @@ class _Search:
         needs lower bounds only). Such a probe would have stopped early against the incumbent: every
         child it could bound is pruned either way, so skipping it changes no decision.
         """
-        incumbent = self.inc.value  # every probe of the expansion prunes against it: same tree for any n_jobs
-        at_incumbent = self._score_inc()
+        incumbent = self._prune_value()  # every probe of the expansion prunes against it: same tree for any n_jobs
+        at_incumbent = self._prune_at()
         warm = node.alpha if node.alpha is not None else self.last_alpha
         lower = node.lower or {}
         solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
@@ -263,7 +287,7 @@ class _Search:
         Highest loose bound first: the likeliest to be lifted. Measured: fewer nodes on every instance
         tried, CPU time within about 20 % either way (benchmarks/RESULTS.md, bench_bnb_paper).
         """
-        at_incumbent = self._score_inc()
+        at_incumbent = np.inf if incumbent is None else self.inst.score(incumbent)
         below = sum(s < at_incumbent for s in scores.values())
         straddling = [j for j in upper if scores[j] < at_incumbent <= upper[j]]
         for j in sorted(straddling, key=lambda j: -scores[j]):
@@ -287,13 +311,13 @@ class _Search:
         score, exact, alpha, value = self._solve(self.inst.gram(universe), warm)
         bound = max(node.bound, score)
         order, children, at = None, [], alpha
-        if bound < self._score_inc():
+        if bound < self._prune_at():
             if self.method.marginal:
                 at, _ = self.loose_qp.solve_gram(relaxed_gram(self.inst, node.fixed, node.free, node.need), alpha)
                 self.counts["qps"] += 1
                 order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need)
                 for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):
-                    self.counts["pruned_marginal"] += b >= self._score_inc() > bound
+                    self.counts["pruned_marginal"] += b >= self._prune_at() > bound
                     children.append(_Node(f, F, node.need - 1, max(bound, b), alpha))
             else:
                 order = node.free
@@ -307,7 +331,7 @@ class _Search:
 
     def _process(self, node: _Node) -> None:
         self.counts["nodes"] += 1
-        if node.bound >= self._score_inc():
+        if node.bound >= self._prune_at():
             self.counts["pruned_bound"] += 1
             return
         if tree.is_leaf(node.free, node.need):
@@ -327,7 +351,7 @@ class _Search:
         bounds = [n.bound for n in self.stack]
         if self.current is not None:
             bounds.append(self.current.bound)
-        return min([self._score_inc(), *bounds])
+        return min([self._score_inc(), self.floor, *bounds])
 
     def _check_time(self) -> None:
         self.deadline.check()
@@ -417,16 +441,20 @@ class _Search:
         ``open_bound()`` over the ``n_open`` open ``what`` (nodes, subtrees); ``extra`` joins the info."""
         m = self.method
         complete = status == Status.OPTIMAL and self.inc.value is not None
-        bound = self._score_inc() if complete else open_bound()
-        info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.heuristic_solves,
+        bound = min(self._score_inc(), self.floor) if complete else open_bound()
+        slack = self._score_inc() - bound if complete else None   # > 0 only with gap_tol: what was pruned within it
+        info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.heuristic_solves, gap_tol=self.gap_tol,
                     bounds=("probe" if self.paper else "universe+fixed-alpha" if m.marginal else "universe")
                     if self.probes else ("trivial" if self.paper else "none"),
                     open_nodes=n_open, gap_percent=self.gap(bound), **(extra or {}))
         value_bound = float(self.inst.sign * bound) if np.isfinite(bound) else None
         message = "" if complete else (f"{status}: {n_open} {what}, bound {value_bound}, "
                                        f"gap {info['gap_percent']:.3g}%")
+        if complete and slack > 0:
+            message = (f"optimal within {slack:.6g} ({info['gap_percent']:.3g}% of the incumbent, gap_tol "
+                       f"{self.gap_tol:g}): no subset is better than bound {value_bound}")
         if self.recorder and m.certificate:
-            self.recorder.write(m.certificate, self.inc, complete, value_bound)
+            self.recorder.write(m.certificate, self.inc, complete, value_bound, slack or 0.0)
             info["certificate"] = m.certificate
         run = self.run
         run.n_svm_solves = self.heuristic_solves + self.counts["qps"]

@@ -1,0 +1,97 @@
+"""bnb with a relative optimality gap (``gap_tol``): the bound it returns is proven (against enumeration),
+the incumbent lies within it, the certificate states the tolerance and ``verify`` proves it, and the
+option is checked."""
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from minlp_fs.api import solve
+from minlp_fs.cli import main
+from minlp_fs.errors import InputError
+from minlp_fs.exact.certificate import load, verify
+
+from bnb_helpers import random_instance
+
+MONOTONE = ("poly2", "poly3", "poly5")
+
+
+def _slack_allowed(res, gap_tol: float) -> float:
+    """gap_tol * max(1, |incumbent|) over every incumbent the run held: the most one prune can leave."""
+    values = [p.value for p in res.trace if p.source != "bound"]
+    return gap_tol * max(1.0, *(abs(v) for v in values))
+
+
+@pytest.mark.parametrize("kernel", MONOTONE)
+@pytest.mark.parametrize("sense", ("paper", "fit"))
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 9), gap_tol=st.sampled_from([1e-3, 0.05, 0.3]),
+       data=st.data())
+@settings(max_examples=5, deadline=None)
+def test_bound_is_proven_and_the_incumbent_within_it(kernel, sense, seed, n, gap_tol, data):
+    B = data.draw(st.integers(1, n - 1))
+    inst = random_instance(seed, 30, n, B, kernel, sense)
+    opt = solve(inst, "enumerate").objective
+    res = solve(inst, "bnb", gap_tol=gap_tol, incumbent=data.draw(st.sampled_from(["none", "alpha-start"])))
+    assert res.status == "optimal" and res.certified
+    eps = 1e-6 * max(1.0, abs(opt))
+    assert inst.score(res.bound) <= inst.score(opt) + eps                 # no subset beats the bound
+    assert inst.score(res.objective) <= inst.score(res.bound) + _slack_allowed(res, gap_tol) + eps
+    assert abs(inst.objective(res.alpha, res.features) - res.objective) <= eps   # re-evaluated by our code
+    assert res.info["gap_tol"] == gap_tol
+
+
+def test_a_wide_gap_prunes_and_says_so(tmp_path):
+    """A 30 % gap on an instance whose exact search expands many nodes: fewer nodes, a bound below the
+    incumbent, a message and a certificate that state the gap, and verify proves it within that tolerance."""
+    inst = random_instance(11, 40, 10, 4, "poly3", "paper")
+    exact = solve(inst, "bnb", incumbent="none")
+    path = tmp_path / "gap.json"
+    res = solve(inst, "bnb", incumbent="none", gap_tol=0.3, certificate=str(path))
+    assert res.certified and res.info["nodes"] < exact.info["nodes"]
+    slack = inst.score(res.objective) - inst.score(res.bound)
+    assert 0 < slack <= _slack_allowed(res, 0.3) and "optimal within" in res.message
+    assert inst.score(res.bound) <= inst.score(exact.objective) + 1e-9
+    doc = load(path)
+    assert doc["claim"]["tolerance"] == pytest.approx(slack)
+    verdict = verify(doc)
+    assert verdict.proven and verdict.tolerance >= doc["claim"]["tolerance"]
+    assert "gap_tol" in verdict.reason
+
+
+@pytest.mark.parametrize("stated", [-1.0, float("nan"), float("inf"), None])
+def test_verify_refuses_a_stated_tolerance_that_is_not_a_number(stated, tmp_path):
+    inst = random_instance(2, 30, 6, 2, "poly2", "fit")
+    path = tmp_path / "c.json"
+    solve(inst, "bnb", gap_tol=0.01, certificate=str(path))
+    doc = load(path)
+    assert verify(doc).proven
+    doc["claim"]["tolerance"] = stated
+    verdict = verify(doc)
+    assert not verdict.proven and "tolerance" in verdict.reason
+
+
+@pytest.mark.parametrize("sense", ("paper", "fit"))
+def test_parallel_search_keeps_the_workers_floor(sense):
+    inst = random_instance(4, 40, 9, 4, "poly2", sense)
+    opt = solve(inst, "enumerate").objective
+    res = solve(inst, "bnb", gap_tol=0.2, n_jobs=2, incumbent="none")
+    assert res.certified
+    assert inst.score(res.bound) <= inst.score(opt) + 1e-6 * max(1.0, abs(opt))
+    assert inst.score(res.objective) - inst.score(res.bound) <= _slack_allowed(res, 0.2) + 1e-9
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.0, float("nan")])
+def test_gap_tol_is_checked(bad):
+    inst = random_instance(1, 20, 5, 2, "poly2", "paper")
+    with pytest.raises(InputError, match="gap_tol"):
+        solve(inst, "bnb", gap_tol=bad)
+
+
+def test_cli_gap_tol(capsys):
+    tiny = ["--dataset", "synthetic", "--B", "3", "--m", "40"]
+    assert main(["certify", *tiny, "--method", "bnb", "--gap-tol", "0.05", "--json", "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["certified"] and out["info"]["gap_tol"] == 0.05
+    assert main(["certify", *tiny, "--method", "enumerate", "--gap-tol", "0.05"]) != 0
+    assert "--gap-tol needs --method bnb" in capsys.readouterr().err
