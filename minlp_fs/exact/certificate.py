@@ -39,7 +39,7 @@ must be attained within the tolerance: f(alpha, S*) <= claim + tol (paper sense)
 The verifier walks the tree from the root: each child must be closed by a recomputed bound
 (:mod:`.bounds`) that is at least the claimed optimum's score minus ``rtol * max(1, |optimum|)``, or be
 a node the certificate expands, splits or closes (a certificate of a search with a relative gap states the
-larger absolute tolerance it pruned within, ``claim['tolerance']``, and the verifier then uses that). The proof
+absolute tolerance it pruned within, ``claim['tolerance']``, which the verifier adds to its own). The proof
 holds when no open node remains; the verdict ``proven`` then means: no subset's g is better than the claimed
 value by more than that tolerance (rtol = :data:`VERIFY_RTOL`), every bound being rigorous up to floating-point
 rounding.
@@ -153,8 +153,8 @@ class Verdict:
     """Outcome of :func:`verify`: ``proven`` and why (``reason``), with the work it took.
 
     ``n_qps``: libsvm solves (the claimed optimum and the fallbacks); ``n_cheap``: bounds computed
-    without a QP; ``tolerance``: the absolute tolerance of the verdict, rtol * max(1, |value|), or the
-    certificate's stated tolerance (bnb's ``gap_tol``) when that is larger.
+    without a QP; ``tolerance``: the absolute tolerance of the verdict, rtol * max(1, |value|) plus the
+    certificate's stated tolerance (bnb's ``gap_tol``; 0 without one).
     """
 
     proven: bool
@@ -342,7 +342,7 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
     stated = claim.get("tolerance", 0.0)   # bnb's gap_tol: what its search pruned within
     if isinstance(stated, bool) or not isinstance(stated, (int, float)) or not 0.0 <= stated < np.inf:
         return Verdict(False, f"the certificate states a tolerance that is not a finite number >= 0: {stated!r}")
-    tol = max(rtol * max(1.0, abs(claimed)), stated)
+    tol = rtol * max(1.0, abs(claimed)) + stated
     paper = inst.sense == "paper"
 
     def attained(bracket) -> bool:  # g(S*) at least as good as the claim, within tol
@@ -478,7 +478,7 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
                 stack.append((f_t, F_t, need - 1, bound))
         else:
             return fail(f"{node} is open: the certificate neither bounds nor expands it")
-    how = f"rtol {rtol:g} x max(1, |value|)" if tol > stated else "the tolerance the certificate states (bnb's gap_tol)"
+    how = f"rtol {rtol:g} x max(1, |value|)" + (f" + the certificate's stated {stated:.3g} (bnb's gap_tol)" if stated else "")
     return Verdict(True, f"proven: no subset beats {claimed:.10g} by more than {tol:.3g} ({how})", value=value,
                    n_qps=exact.n_solves, n_cheap=n_cheap, n_closed=closed, max_value_error=max_err, tolerance=tol)
 

@@ -31,8 +31,8 @@ is the same optimum and the subset too unless two subsets tie exactly.
 not finished: the least bound over its open nodes when its worker stopped (time limit: every worker
 checks the same wall-clock deadline), its frontier node's bound when it did not run (later waves, or
 the whole wave a Ctrl-C interrupted: what its workers found is dropped, the bound stays valid). With a
-relative gap (``gap_tol``), the least pruning threshold of the main process and of every worker (``floor``,
-:mod:`.search`) joins it.
+relative gap (``gap_tol``), the least bound the main process or a worker pruned below the incumbent
+(``floor``, :mod:`.search`) joins it.
 """
 from __future__ import annotations
 
@@ -131,6 +131,9 @@ def parallel_search(method, run) -> Status:
                     run.deadline.check()
                     wave, score = frontier[:WAVE], search._prune_at()
                     todo = [n for n in wave if n.bound < score]
+                    for n in wave:
+                        if n.bound >= score:
+                            search._pruned(n.bound)
                     search.counts["pruned_bound"] += len(wave) - len(todo)
                     start = (inc.value, inc.subset, inc.alpha)
                     results = parallel(delayed(_run_subtree)(worker, inst, n, start, run.deadline.at, search.qp.tol,

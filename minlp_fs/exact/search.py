@@ -40,10 +40,11 @@ With a Gaussian kernel no probe bound holds: nodes split without QPs and every l
 paper sense keeps the trivial bound). ``minlp-fs certify --method auto`` uses enumeration there.
 
 Relative gap (``gap_tol`` > 0): every prune and every early stop compares with the incumbent's score less
-gap_tol * max(1, |incumbent|) instead of the score itself (:meth:`_Search._prune_at`), so each pruned subset's
-score is proven >= that threshold; ``floor``, the least threshold used, is the search's proven bound of what it
-pruned. A complete search then certifies the incumbent within incumbent - floor (at most gap_tol relative to
-the incumbent when it was used): the result's bound is floor, its gap and ``info['tolerance']`` say by how much,
+gap_tol * max(1, |incumbent|) instead of the score itself (:meth:`_Search._prune_at`), so each pruned node's
+bound (an early-stopped leaf's: that threshold) is proven and at least the threshold of its time; ``floor``,
+the least such bound below the incumbent's score (:meth:`_Search._pruned`), bounds every subset pruned. A
+complete search then certifies the incumbent within incumbent - floor (at most gap_tol * max(1, |incumbent|)
+for the largest |incumbent| the search held): the result's bound is floor, its message and gap say by how much,
 and the certificate states it (``claim['tolerance']``, which ``minlp-fs verify`` closes children with).
 
 Anytime: the global bound is the least bound over the open nodes (and the incumbent); a time limit
@@ -118,7 +119,7 @@ class _Search:
         self.heuristic = "none"
         self.next_refresh = 0.0
         self.gap_tol = float(method.gap_tol)
-        #: least pruning threshold used (module docstring, relative gap); +inf with gap_tol = 0
+        #: least bound of a node pruned below the incumbent's score (module docstring, relative gap); +inf with gap_tol = 0
         self.floor = np.inf
 
     # ---- incumbent -------------------------------------------------------------------------
@@ -127,12 +128,17 @@ class _Search:
 
     def _prune_at(self) -> float:
         """The score a bound must reach to prune (module docstring, relative gap): the incumbent's, less
-        gap_tol * max(1, |incumbent|); ``floor`` keeps the least threshold handed out."""
+        gap_tol * max(1, |incumbent|)."""
         score = self._score_inc()
         if self.gap_tol > 0 and self.inc.value is not None:
             score -= self.gap_tol * max(1.0, abs(self.inc.value))
-            self.floor = min(self.floor, score)
         return score
+
+    def _pruned(self, bound: float) -> None:
+        """A node with this proven bound is closed: one below the incumbent's score (a prune within gap_tol)
+        lowers ``floor``."""
+        if bound < self._score_inc():
+            self.floor = min(self.floor, bound)
 
     def _prune_value(self):
         """:meth:`_prune_at` as a value of g (what QPs stop early against), None without an incumbent."""
@@ -207,6 +213,8 @@ class _Search:
         self.counts["leaves"] += 1
         if exact:
             self.inc.offer(value, subset, alpha, "bnb")
+        else:
+            self._pruned(score)
         if self.recorder:
             self.recorder.leaf(subset, value, alpha)
 
@@ -214,6 +222,9 @@ class _Search:
         """Push the children so that the first is popped first; prune those whose bound reaches the incumbent."""
         at = self._prune_at()
         kept = [n for n in children if n.bound < at]
+        for n in children:
+            if n.bound >= at:
+                self._pruned(n.bound)
         self.counts["pruned_children"] += len(children) - len(kept)
         self.stack.extend(reversed(kept))
 
@@ -325,6 +336,7 @@ class _Search:
                             for _, f, F in tree.split(node.fixed, node.free, node.need, order)]
         else:
             self.counts["pruned_universe"] += 1
+            self._pruned(bound)
         if self.recorder:
             self.recorder.fit(node.fixed, node.free, node.need, value, at, order, self.method.marginal)
         self._push(children)
@@ -333,6 +345,7 @@ class _Search:
         self.counts["nodes"] += 1
         if node.bound >= self._prune_at():
             self.counts["pruned_bound"] += 1
+            self._pruned(node.bound)
             return
         if tree.is_leaf(node.free, node.need):
             self._leaf(node)

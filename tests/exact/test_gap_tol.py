@@ -95,3 +95,13 @@ def test_cli_gap_tol(capsys):
     assert out["certified"] and out["info"]["gap_tol"] == 0.05
     assert main(["certify", *tiny, "--method", "enumerate", "--gap-tol", "0.05"]) != 0
     assert "--gap-tol needs --method bnb" in capsys.readouterr().err
+
+
+def test_the_bound_is_the_pruned_nodes_not_the_threshold():
+    """Paper sense with a gap wider than incumbent - trivial bound: the root is pruned at once, and the bound
+    reported is the root's (the trivial bound), not the lower threshold it was pruned against."""
+    inst = random_instance(8, 40, 8, 3, "poly2", "paper")
+    res = solve(inst, "bnb", gap_tol=0.9, incumbent="alpha-start")
+    assert res.certified and res.info["nodes"] == 1
+    assert res.bound == pytest.approx(inst.trivial_bound)
+    assert solve(inst, "enumerate").objective >= res.bound - 1e-9
