@@ -105,3 +105,22 @@ def test_the_bound_is_the_pruned_nodes_not_the_threshold():
     assert res.certified and res.info["nodes"] == 1
     assert res.bound == pytest.approx(inst.trivial_bound)
     assert solve(inst, "enumerate").objective >= res.bound - 1e-9
+
+
+@pytest.mark.parametrize("sense", ("paper", "fit"))
+def test_an_interrupted_run_with_a_gap_keeps_a_valid_bound(sense):
+    """Ctrl-C at the second incumbent: the bound (open nodes and the nodes pruned within the gap) is proven."""
+    inst = random_instance(5, 40, 10, 4, "poly3", sense)
+    optimum = solve(inst, "enumerate").objective
+    calls = []
+
+    def stop_at_second(point):
+        calls.append(point)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    res = solve(inst, "bnb", incumbent="none", gap_tol=0.05, callback=stop_at_second)
+    assert res.status in ("interrupted", "optimal")
+    assert res.bound is None or inst.score(res.bound) <= inst.score(optimum) + 1e-6 * abs(optimum)
+    assert all(inst.score(p.bound) <= inst.score(optimum) + 1e-6 * abs(optimum)
+               for p in res.trace if p.source == "bound")
