@@ -16,10 +16,10 @@ min F(S), |S| = B, i.e. max H(R), |R| <= n - B (problem (11)), solved by Minoux'
   ExploredSolsList is empty, at ``max_iter`` iterations or at ``time_limit`` seconds (checked
   while the alpha-start is built, between iterations and, within one, every few hundred fixed-alpha
   evaluations of the greedy and the pool search, and between chunks of re-fits of one fit per
-  worker; ``info["stopped_by"]`` says which rule stopped the run, :class:`StoppedBy`). In the
-  iteration that ends the run unless it improves the incumbent (OptWindow - 1 iterations without
-  improvement so far), each re-fit stops early once duality proves it worse than the incumbent:
-  fewer SMO steps, the same decisions (:meth:`ACSOStar._pop_centre`). The paper's
+  worker; ``info["stopped_by"]`` says which rule stopped the run, :class:`StoppedBy`). Each
+  re-fit stops early once duality proves it worse than the incumbent; such a fit is finished only
+  if it reaches the top of the ExploredSolsList: fewer SMO steps, the same decisions
+  (:meth:`ACSOStar._pop_centre`). The paper's
   defaults (#SolPool = 100, OptWindow = 10) come from its parameter study (appendix). The start
   subset is put in the TabuList (it was fitted already).
 
@@ -200,9 +200,13 @@ class ACSOStar(ACSO):
         other entry's key is >= (s*, S*), and a bound entry's true key (sign * g, S) is > its key
         (sign * t, S), so (s*, S*) is the minimum of the exact keys of every subset in the list, which
         is the entry Algorithm 4 pops. Fits proven worse and never popped are never solved to the end.
-        (A fit that completes with the early stop armed is the same solve up to rounding: SMO rebuilds
-        its gradient to check the bound; its value is within the 1e-6 accuracy of every value, as with
-        the early stops of LS, LS* and RFE2.)
+        A fit that completes with the early stop armed is the solve without it, step for step (the
+        early stop does not change SMO's path: :mod:`minlp_fs.alpha.smo`), so its alpha, the next
+        centre's if it is popped, is bit for bit Algorithm 4's.
+
+        Most re-fits of a pool are worse than the incumbent and never popped: on German poly3 B = 10
+        (m = 1000, degenerate duals of 10^5-10^6 SMO steps) the weak-duality bound proves most of them
+        worse within a few thousand steps.
         """
         instance = run.instance
         while True:
@@ -211,6 +215,7 @@ class ACSOStar(ACSO):
             if fit.exact:
                 return fit
             fit = run.oracle.solve(subset, warm_start=warm)
+            run.info["n_finished"] += 1
             fits[subset] = (fit, warm)
             heapq.heappush(explored, (instance.score(fit.value), subset))
 
@@ -219,17 +224,15 @@ class ACSOStar(ACSO):
         tabu, explored, fits = {centre.subset}, [], {}
         stale = 0
         info["n_refits"] = 0
+        info["n_finished"] = 0  # fits stopped early, then finished as they reached the top of the ExploredSolsList
         while not (limit := self._stop(run, info["iterations"])):
             fixed = FixedAlpha(instance, centre.alpha, run.deadline)
             step = greedy_step(fixed, instance.B)
             pool, _ = fixed_alpha_local_search(fixed, step.subset, self.pool_size)
             new = [s for s in pool if s not in tabu]
             improved = False
-            # the last chance: unless a fit improves the incumbent, this iteration ends the run (OptWindow),
-            # and nothing else is made of a fit proven worse than the incumbent; if one does improve, the
-            # run goes on and _pop_centre finishes the stopped fits it needs
-            last = stale == self.opt_window - 1
-            refits, proven_key = self._refit(run, new, centre.alpha, incumbent.value if last else None)
+            # a fit proven worse than the incumbent cannot improve it; _pop_centre finishes it if it is needed
+            refits, proven_key = self._refit(run, new, centre.alpha, incumbent.value)
             for fit in refits:
                 tabu.add(fit.subset)
                 info["n_refits"] = len(tabu) - 1
