@@ -252,3 +252,22 @@ def test_pop_centre_finishes_the_stopped_fits_it_needs_and_returns_the_best_exac
     assert sorted(explored) == [(-7.0, (0, 1, 3)), (-6.0, (0, 1, 4)), (-5.0, (0, 1, 2))]
     assert ACSOStar()._pop_centre(run, explored, fits).subset == (0, 1, 3)
     assert len(oracle.calls) == run.info["n_finished"] == 2
+
+
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_the_reference_of_the_early_stops_is_no_better_than_the_incumbent(sense):
+    """None while the ExploredSolsList is shorter than OptWindow, the OptWindow-th smallest key (as a value)
+    after, never better than the incumbent, and the incumbent itself in the last-chance iteration."""
+    inst = instance("poly2", sense)
+    s = inst.sign
+    acso = ACSOStar(opt_window=3)
+    run = SimpleNamespace(instance=inst, incumbent=SimpleNamespace(value=-9.0 * s))
+    explored = [(inst.score(v * s), (0, j)) for j, v in enumerate([-5.0, -7.0])]
+    heapq.heapify(explored)
+    assert acso._reference(run, explored, stale=0) is None
+    assert acso._reference(run, explored, stale=2) == -9.0 * s
+    for j, v in enumerate([-6.0, -8.0, -2.0]):
+        heapq.heappush(explored, (inst.score(v * s), (1, j)))
+    assert acso._reference(run, explored, stale=1) == -6.0 * s  # keys -8, -7, -6, -5, -2 (times s)
+    run.incumbent.value = -5.5 * s
+    assert acso._reference(run, explored, stale=0) == -5.5 * s
