@@ -155,7 +155,8 @@ def german_table(results: dict, cases) -> str:
         p["n"] += 1
         p[verdict] += 1
         p["loss"] = max(p["loss"], -rel)
-    head = ["| method | cases | old mean CPU (s) | new mean CPU (s) | old / new | same / better / worse | worst rel. loss |",
+    head = ["| method | cases | old mean CPU (s) | new mean CPU (s) | old / new | same / better / worse "
+            "| worst rel. loss |",
             "|---|---|---|---|---|---|---|"]
     for meth, p in per.items():
         head.append(f"| {meth} | {p['n']} | {p['old'] / p['n']:.2f} | {p['new'] / p['n']:.2f} | "
@@ -230,7 +231,8 @@ def german_main(args, argv) -> None:
                         f"`python benchmarks/bench_versions.py {' '.join(sys.argv[1:] if argv is None else argv)}` "
                         f"(from the repository root); old = {old_sha}, new = the working tree. Date: "
                         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.time() - t0:.0f} s so far; load "
-                        f"average (1 min) at start {load0[0]:.1f}, now {os.getloadavg()[0]:.1f}.\nMachine: {machine()}. "
+                        f"average (1 min) at start {load0[0]:.1f}, now {os.getloadavg()[0]:.1f}.\n"
+                        f"Machine: {machine()}. "
                         "Paper sense, C = 10, gamma = 0.1; CPU time of `solve()` per case, one run per version, "
                         "one process per version and kernel (old then new), one BLAS thread, after a warm-up. "
                         "'new vs old': the relative difference of the objectives (old - new) / max(1, |old|), "

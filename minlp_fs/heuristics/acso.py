@@ -171,8 +171,8 @@ class ACSOStar(ACSO):
     def _refit(self, run, subsets, alpha, reference: float | None = None) -> tuple[list, float | None]:
         """Fits in the given order, in chunks of one per worker (the same fits as one batch: each is
         warm-started from ``alpha``); stops after a chunk past the deadline or with an exact fit at the
-        trivial bound (paper sense). With ``reference`` (an incumbent value I, the same for the whole
-        call), each fit may stop early once proven worse than I. Returns (fits, key): sign * g > key
+        trivial bound (paper sense). With ``reference`` (a value I no better than the incumbent, the same
+        for the whole call), each fit may stop early once proven worse than I. Returns (fits, key): sign * g > key
         for every fit stopped early (the oracle's threshold I + sign * PRUNE_RTOL max(|I|, 1), times sign)."""
         chunk = self.n_jobs if self.n_jobs > 0 else cpu_count()
         key = None if reference is None else run.instance.score(reference) + PRUNE_RTOL * max(abs(reference), 1.0)
@@ -191,8 +191,9 @@ class ACSOStar(ACSO):
     def _pop_centre(self, run, explored: list, fits: dict):
         """The best fit of the ExploredSolsList, removed from it, solved exactly.
 
-        A fit stopped early by :meth:`_refit` is proven worse than an incumbent I (sign * g >
-        sign * I + margin, the oracle's threshold t): it enters the heap with the key sign * t, a
+        A fit stopped early by :meth:`_refit` is proven worse than its iteration's reference I
+        (:meth:`_reference`, no better than the incumbent; sign * g > sign * I + margin, the oracle's
+        threshold t): it enters the heap with the key sign * t, a
         strict lower bound of its score sign * g. Popping such an entry solves it exactly, warm-started
         from the same alpha as before with no early stop (the very solve Algorithm 4 would have made,
         :meth:`~minlp_fs.alpha.AlphaSubproblem.solve` without ``worse_than``), and pushes it back with

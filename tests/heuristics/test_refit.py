@@ -28,9 +28,9 @@ class _Oracle:
 @pytest.mark.parametrize("sense", ["paper", "fit"])
 @pytest.mark.parametrize("seed", range(4))
 def test_chunks_of_1_2_4_then_CHUNK_each_against_the_best_before_it_give_the_best_refit(sense, seed):
-    """21 candidates, the best 20 by their screening re-fitted: chunks of 1, 2, 4, CHUNK, 5 in the screening order; every
-    re-fit of a chunk stops early against the best exact value of the chunks before it (none for the first);
-    the answer is the best value of all (the first candidate on ties), as without early stops."""
+    """21 candidates, the best 20 by their screening re-fitted: chunks of 1, 2, 4, CHUNK, 5 in the screening
+    order; every re-fit of a chunk stops early against the best exact value of the chunks before it (none for
+    the first); the answer is the best value of all (the first candidate on ties), as without early stops."""
     d = make_synthetic(m=30, n_informative=2, n_noise=4, seed=0)
     inst = make_instance(d.X, d.y, B=2, kernel="poly2", sense=sense)
     rng = np.random.default_rng(seed)
