@@ -16,7 +16,12 @@ The workload (:data:`CASES`) is the LS speed table's instances (bench_heuristics
 ACSO* (polynomial kernels), RFE2 and the alpha-start in the paper's sense, plus one enumeration, and
 LS*, ACSO*, RFE2 on German (m = 1000, where the solves cost most). ``--slice``: instead, the heuristics grid's
 timing slice (bench_heuristics.py --timing-slice: 36 cases, LS* on each, ACSO* on the polynomial ones), with
-per-method means; its table goes to the section ``bench_versions_slice``.
+per-method means; its table goes to the section ``bench_versions_slice``. ``--german``: German's cases of the
+heuristics grid (the four kernels x B in {2, 5, 7, 10, 12}, LS* on each, ACSO* on the polynomial ones), one
+process per version and kernel (old, new, kernel after kernel, so that a cut-short run keeps whole pairs);
+per case CPU, solves and objective, and how many objectives are the same, better or worse (relative
+difference above 1e-6), with the worst relative loss; the section ``bench_german_grid`` is rewritten after
+every kernel.
 """
 from __future__ import annotations
 
@@ -121,6 +126,45 @@ def means(results: dict, cases) -> str:
     return "\n".join(lines)
 
 
+def german_workload() -> list:
+    """German's heuristics-grid cases (bench_heuristics.budgets of its 24 features), grouped by kernel."""
+    sys.path.insert(0, str(HERE))
+    from bench_heuristics import FRACTIONS, KERNELS, budgets
+
+    return [("german", k, B, "paper", meth) for k in KERNELS for meth in ("ls*", "acso*")
+            for _, B in budgets(24, FRACTIONS) if meth == "ls*" or k != "rbf"]
+
+
+def german_table(results: dict, cases) -> str:
+    """Per case old / new CPU, solves, objectives; then per method the means and same / better / worse counts."""
+    lines = ["| kernel | B | method | old CPU (s) | new CPU (s) | old / new | old solves | new solves | old objective "
+             "| new objective | new vs old |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    per = {}
+    for case in map(tuple, cases):
+        if case not in results["old"] or case not in results["new"]:
+            continue
+        o, n = results["old"][case], results["new"][case]
+        rel = (o["objective"] - n["objective"]) / max(1.0, abs(o["objective"]))  # > 0: new better (paper: min)
+        verdict = "same" if abs(rel) <= 1e-6 else ("better" if rel > 0 else "worse")
+        lines.append(f"| {case[1]} | {case[2]} | {case[4]} | {o['cpu']:.2f} | {n['cpu']:.2f} | "
+                     f"{o['cpu'] / max(n['cpu'], 1e-9):.2f}x | {o['solves']} | {n['solves']} | {o['objective']:.6f} | "
+                     f"{n['objective']:.6f} | {verdict} ({rel:+.1e}) |")
+        p = per.setdefault(case[4], {"old": 0.0, "new": 0.0, "n": 0, "same": 0, "better": 0, "worse": 0, "loss": 0.0})
+        p["old"] += o["cpu"]
+        p["new"] += n["cpu"]
+        p["n"] += 1
+        p[verdict] += 1
+        p["loss"] = max(p["loss"], -rel)
+    head = ["| method | cases | old mean CPU (s) | new mean CPU (s) | old / new | same / better / worse "
+            "| worst rel. loss |",
+            "|---|---|---|---|---|---|---|"]
+    for meth, p in per.items():
+        head.append(f"| {meth} | {p['n']} | {p['old'] / p['n']:.2f} | {p['new'] / p['n']:.2f} | "
+                    f"{p['old'] / max(p['new'], 1e-9):.2f}x | {p['same']} / {p['better']} / {p['worse']} | "
+                    f"{p['loss']:.1e} |")
+    return "\n".join(head) + "\n\nPer case:\n\n" + "\n".join(lines)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old", required=True, help="git revision to compare against the working tree")
@@ -128,8 +172,11 @@ def main(argv=None) -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="bcw and cleveland only")
     ap.add_argument("--slice", action="store_true", help="the heuristics grid's timing slice (LS*, ACSO*)")
+    ap.add_argument("--german", action="store_true", help="German's heuristics-grid cases (LS*, ACSO*), one run each")
     ap.add_argument("--output", default=str(HERE / "RESULTS.md"))
     args = ap.parse_args(argv)
+    if args.german:
+        return german_main(args, argv)
     from minlp_fs.experiments.report import machine, write_section
 
     cases = [list(c) for c in (slice_workload() if args.slice else QUICK if args.quick else CASES)]
@@ -160,6 +207,40 @@ def main(argv=None) -> None:
             + (means(results, cases) + "\n\nPer case:\n\n" if args.slice else "") + table(results, cases))
     write_section(args.output, "bench_versions_slice" if args.slice else "bench_versions", text)
     print(text)
+
+
+def german_main(args, argv) -> None:
+    """``--german``: old and new on German's grid cases, kernel after kernel (section bench_german_grid)."""
+    from minlp_fs.experiments.report import machine, write_section
+
+    cases = german_workload()
+    t0, load0 = time.time(), os.getloadavg()
+    results = {"old": {}, "new": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old), args.old], cwd=ROOT, check=True)
+        old_sha = subprocess.run(["git", "rev-parse", "--short", args.old], cwd=ROOT, check=True,
+                                 capture_output=True, text=True).stdout.strip()
+        try:
+            for kernel in dict.fromkeys(c[1] for c in cases):
+                group = [list(c) for c in cases if c[1] == kernel]
+                for version, checkout in (("old", old), ("new", ROOT)):
+                    print(f"{kernel}: {version}", file=sys.stderr, flush=True)
+                    results[version].update(run_version(checkout, group, args.data_dir))
+                text = (f"## Two versions on German's heuristics-grid cases (bench_versions.py --german)\n\nCommand: "
+                        f"`python benchmarks/bench_versions.py {' '.join(sys.argv[1:] if argv is None else argv)}` "
+                        f"(from the repository root); old = {old_sha}, new = the working tree. Date: "
+                        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.time() - t0:.0f} s so far; load "
+                        f"average (1 min) at start {load0[0]:.1f}, now {os.getloadavg()[0]:.1f}.\n"
+                        f"Machine: {machine()}. "
+                        "Paper sense, C = 10, gamma = 0.1; CPU time of `solve()` per case, one run per version, "
+                        "one process per version and kernel (old then new), one BLAS thread, after a warm-up. "
+                        "'new vs old': the relative difference of the objectives (old - new) / max(1, |old|), "
+                        "> 0 when new is better (lower).\n\n" + german_table(results, cases))
+                write_section(args.output, "bench_german_grid", text)
+                print(text, flush=True)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,12 @@ recomputed exactly in O(m * |support|) when they are restored.
 Early stop (``above`` / ``below``): a caller that only needs to know whether g(beta) beats an
 incumbent can stop as soon as duality decides it. f(alpha) >= g at every feasible alpha and SMO only
 lowers f, so f < ``below`` proves g < ``below``; minus the SVM primal at alpha is <= g (weak
-duality), so a primal bound > ``above`` proves g > ``above``. Neither changes which subset wins.
+duality), so a primal bound > ``above`` proves g > ``above``. Neither changes which subset wins. Nor do
+they change the path: the bound needs the gradient of the shrunk indices, which it recomputes alone
+(:func:`_shrunk_gradient`; SMO overwrites them with its own reconstruction before it reads them), and a
+grouped solve builds its start gradient as without the stop, so a solve that does not stop early takes
+step for step the steps of the same solve without ``above`` / ``below`` and returns the same alpha, bit for
+bit (on degenerate duals, as German's, another path may end at another optimal alpha).
 
 Duplicate rows (``groups``): rows i, h with equal inputs on the subset and y_i = y_h have equal rows
 of Q, so f depends on their alphas only through the group sums s_g = sum_{i in g} a_i: a'Qa = s'Q_G s
@@ -42,10 +47,14 @@ _SHRINK_EVERY = 200
 #: gather of their Gram costs O(groups^2) and SMO's steps O(groups), so above it the gain is lost
 #: (measured on German warm solves: over 769 groups of 1000 rows slower than the plain solve, over 753 faster)
 GROUP_SHARE = 0.75
-#: SMO steps between two primal-bound checks of an early stop while indices are shrunk: each costs a
-#: gradient reconstruction, O(m * |support|), so they stay as rare as before shrinking became more
+#: SMO steps between two primal-bound checks of an early stop while indices are shrunk: each costs the
+#: shrunk indices' gradient, O(m * (m - |active|)), so they stay as rare as before shrinking became more
 #: frequent (checked at every shrinking pass, LS on German poly2 B = 7 took 5.7 instead of 3.5 CPU s)
 _RECONSTRUCT_EVERY = 1000
+#: ... and at least steps / _RECONSTRUCT_GROWTH apart (geometric): on German's solves of 10^5-10^6 steps with
+#: a few hundred active indices, checks every 1000 steps doubled the CPU time of a solve that the bound
+#: does not stop; a stop comes at most 1 / _RECONSTRUCT_GROWTH of its steps late
+_RECONSTRUCT_GROWTH = 4
 
 
 @njit(cache=True, nogil=True)
@@ -59,6 +68,18 @@ def _full_gradient(K, y, alpha, grad):  # pragma: no cover - compiled
             c = alpha[s] * y[s]
             for t in range(m):
                 grad[t] += y[t] * K[s, t] * c
+
+
+@njit(cache=True, nogil=True)
+def _shrunk_gradient(K, y, alpha, grad, active, n_active):  # pragma: no cover - compiled
+    """grad_t = (Q alpha - e)_t for the shrunk indices t in active[n_active:] only (K symmetric: row t); the
+    active ones keep SMO's incremental values."""
+    m = y.shape[0]
+    c = alpha * y
+    for p in range(n_active, m):
+        t = active[p]
+        Kt = K[t]
+        grad[t] = y[t] * np.dot(Kt, c) - 1.0
 
 
 @njit(cache=True, nogil=True)
@@ -236,7 +257,8 @@ def _decided_at_start(y, U, alpha, grad, above, below):  # pragma: no cover - co
 @njit(cache=True, nogil=True)
 def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below):  # pragma: no cover - compiled
     """SMO; returns (iterations, pruned, f(alpha) tracked). Pruned: stopped once the optimum g is proven > ``above``
-    (by the primal bound, checked every _BOUND_EVERY steps, or about every min(m, _RECONSTRUCT_EVERY) once shrinking) or < ``below`` (f(alpha) >= g only
+    (by the primal bound, checked every _BOUND_EVERY steps, or about every max(min(m, _RECONSTRUCT_EVERY),
+    steps / _RECONSTRUCT_GROWTH) once shrinking) or < ``below`` (f(alpha) >= g only
     decreases, tracked in O(1) per step). Pass +inf / -inf to solve to ``tol``."""
     m = y.shape[0]
     active = np.arange(m)
@@ -267,8 +289,8 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
         if counter == 0:
             counter = period
             if above < np.inf and n_active < m and it >= next_check:
-                next_check = it + check_period
-                _full_gradient(K, y, alpha, grad)
+                next_check = it + max(check_period, it // _RECONSTRUCT_GROWTH)
+                _shrunk_gradient(K, y, alpha, grad, active, n_active)
                 if _lower_bound(y, U, alpha, grad) > above:
                     return it, True, value
             if shrinking:
@@ -386,10 +408,12 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
         first, label = groups
         if np.isfinite(above) or np.isfinite(below):
             # an early stop SMO would make before its first step costs no gather: decided on the full problem
+            # (with a gradient of its own: the groups' start gradient stays the one of a solve without the stop)
+            full_grad = grad0 if have_grad else np.empty(m)
             if not have_grad:
-                grad0, have_grad = np.empty(m), True
-                _full_gradient(K, y, alpha, grad0)
-            pruned, value = _decided_at_start(y, np.full(m, float(C)), alpha, grad0, float(above), float(below))
+                _full_gradient(K, y, alpha, full_grad)
+            pruned, value = _decided_at_start(y, np.full(m, float(C)), alpha, full_grad, float(above),
+                                              float(below))
             if pruned:
                 return SmoResult(alpha, 0, True, value)
         counts = np.bincount(label, minlength=len(first)).astype(np.float64)

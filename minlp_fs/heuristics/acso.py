@@ -16,10 +16,10 @@ min F(S), |S| = B, i.e. max H(R), |R| <= n - B (problem (11)), solved by Minoux'
   ExploredSolsList is empty, at ``max_iter`` iterations or at ``time_limit`` seconds (checked
   while the alpha-start is built, between iterations and, within one, every few hundred fixed-alpha
   evaluations of the greedy and the pool search, and between chunks of re-fits of one fit per
-  worker; ``info["stopped_by"]`` says which rule stopped the run, :class:`StoppedBy`). In the
-  iteration that ends the run unless it improves the incumbent (OptWindow - 1 iterations without
-  improvement so far), each re-fit stops early once duality proves it worse than the incumbent:
-  fewer SMO steps, the same decisions (:meth:`ACSOStar._pop_centre`). The paper's
+  worker; ``info["stopped_by"]`` says which rule stopped the run, :class:`StoppedBy`). Each
+  re-fit stops early once duality proves it worse than a reference no better than the incumbent
+  (:meth:`ACSOStar._reference`); such a fit is finished only if it reaches the top of the
+  ExploredSolsList: fewer SMO steps, the same decisions (:meth:`ACSOStar._pop_centre`). The paper's
   defaults (#SolPool = 100, OptWindow = 10) come from its parameter study (appendix). The start
   subset is put in the TabuList (it was fitted already).
 
@@ -171,8 +171,8 @@ class ACSOStar(ACSO):
     def _refit(self, run, subsets, alpha, reference: float | None = None) -> tuple[list, float | None]:
         """Fits in the given order, in chunks of one per worker (the same fits as one batch: each is
         warm-started from ``alpha``); stops after a chunk past the deadline or with an exact fit at the
-        trivial bound (paper sense). With ``reference`` (an incumbent value I, the same for the whole
-        call), each fit may stop early once proven worse than I. Returns (fits, key): sign * g > key
+        trivial bound (paper sense). With ``reference`` (a value I no better than the incumbent, the same
+        for the whole call), each fit may stop early once proven worse than I. Returns (fits, key): sign * g > key
         for every fit stopped early (the oracle's threshold I + sign * PRUNE_RTOL max(|I|, 1), times sign)."""
         chunk = self.n_jobs if self.n_jobs > 0 else cpu_count()
         key = None if reference is None else run.instance.score(reference) + PRUNE_RTOL * max(abs(reference), 1.0)
@@ -191,8 +191,9 @@ class ACSOStar(ACSO):
     def _pop_centre(self, run, explored: list, fits: dict):
         """The best fit of the ExploredSolsList, removed from it, solved exactly.
 
-        A fit stopped early by :meth:`_refit` is proven worse than an incumbent I (sign * g >
-        sign * I + margin, the oracle's threshold t): it enters the heap with the key sign * t, a
+        A fit stopped early by :meth:`_refit` is proven worse than its iteration's reference I
+        (:meth:`_reference`, no better than the incumbent; sign * g > sign * I + margin, the oracle's
+        threshold t): it enters the heap with the key sign * t, a
         strict lower bound of its score sign * g. Popping such an entry solves it exactly, warm-started
         from the same alpha as before with no early stop (the very solve Algorithm 4 would have made,
         :meth:`~minlp_fs.alpha.AlphaSubproblem.solve` without ``worse_than``), and pushes it back with
@@ -200,9 +201,13 @@ class ACSOStar(ACSO):
         other entry's key is >= (s*, S*), and a bound entry's true key (sign * g, S) is > its key
         (sign * t, S), so (s*, S*) is the minimum of the exact keys of every subset in the list, which
         is the entry Algorithm 4 pops. Fits proven worse and never popped are never solved to the end.
-        (A fit that completes with the early stop armed is the same solve up to rounding: SMO rebuilds
-        its gradient to check the bound; its value is within the 1e-6 accuracy of every value, as with
-        the early stops of LS, LS* and RFE2.)
+        A fit that completes with the early stop armed is the solve without it, step for step (the
+        early stop does not change SMO's path: :mod:`minlp_fs.alpha.smo`), so its alpha, the next
+        centre's if it is popped, is bit for bit Algorithm 4's.
+
+        Most re-fits of a pool are worse than the incumbent and never popped: on German poly3 B = 10
+        (m = 1000, degenerate duals of 10^5-10^6 SMO steps) the weak-duality bound proves most of them
+        worse within a few thousand steps.
         """
         instance = run.instance
         while True:
@@ -211,25 +216,46 @@ class ACSOStar(ACSO):
             if fit.exact:
                 return fit
             fit = run.oracle.solve(subset, warm_start=warm)
+            run.info["n_finished"] += 1
             fits[subset] = (fit, warm)
             heapq.heappush(explored, (instance.score(fit.value), subset))
+
+    def _reference(self, run, explored: list, stale: int) -> float | None:
+        """The value the re-fits of an iteration stop early against (None: solved to the end).
+
+        Any reference gives Algorithm 4's decisions (:meth:`_pop_centre`) as long as it is no better than
+        the incumbent (a fit proven worse then cannot improve it); it only sets which solves stop early
+        and how many stopped fits are finished later. In the iteration that ends the run unless it improves
+        the incumbent (OptWindow - 1 iterations without improvement so far) that is the incumbent: nothing
+        else is made of a fit proven worse. Otherwise it is the OptWindow-th smallest key of the
+        ExploredSolsList (once it holds that many entries; every entry's key is at least the
+        incumbent's score): a fit proven worse enters with a key above those OptWindow entries, so it
+        is popped, and finished, only after OptWindow other centres, each one iteration. The incumbent
+        there instead would give every stopped fit a key below those of the exact entries (all worse
+        than the incumbent), and the next pops would finish them one by one (on German poly2 B = 12:
+        1185 solves instead of 861).
+        """
+        incumbent = run.incumbent.value
+        if stale == self.opt_window - 1:
+            return incumbent
+        if len(explored) < self.opt_window:
+            return None
+        kth = heapq.nsmallest(self.opt_window, explored)[-1][0]
+        return run.instance.sign * max(kth, run.instance.score(incumbent))
 
     def _iterate(self, run, centre) -> StoppedBy:
         instance, info, incumbent = run.instance, run.info, run.incumbent
         tabu, explored, fits = {centre.subset}, [], {}
         stale = 0
         info["n_refits"] = 0
+        info["n_finished"] = 0  # fits stopped early, then finished as they reached the top of the ExploredSolsList
         while not (limit := self._stop(run, info["iterations"])):
             fixed = FixedAlpha(instance, centre.alpha, run.deadline)
             step = greedy_step(fixed, instance.B)
             pool, _ = fixed_alpha_local_search(fixed, step.subset, self.pool_size)
             new = [s for s in pool if s not in tabu]
             improved = False
-            # the last chance: unless a fit improves the incumbent, this iteration ends the run (OptWindow),
-            # and nothing else is made of a fit proven worse than the incumbent; if one does improve, the
-            # run goes on and _pop_centre finishes the stopped fits it needs
-            last = stale == self.opt_window - 1
-            refits, proven_key = self._refit(run, new, centre.alpha, incumbent.value if last else None)
+            refits, proven_key = self._refit(run, new, centre.alpha, self._reference(run, explored, stale))
             for fit in refits:
                 tabu.add(fit.subset)
                 info["n_refits"] = len(tabu) - 1
@@ -238,7 +264,8 @@ class ACSOStar(ACSO):
                     heapq.heappush(explored, (instance.score(fit.value), fit.subset))
                     source = "greedy" if fit.subset == step.subset else "pool"
                     improved |= incumbent.offer(fit.value, fit.subset, fit.alpha, source=source)
-                else:  # proven worse than the incumbent: no offer can win; its key is a bound (_pop_centre)
+                else:  # proven worse than the reference, no better than the incumbent: no offer can win; its
+                    # key is a bound (_pop_centre)
                     heapq.heappush(explored, (proven_key, fit.subset))
             info["iterations"] += 1
             info["n_evaluations"] += step.n_evals

@@ -161,11 +161,13 @@ def test_bad_options_are_named(options):
 
 
 def test_svm_solves_are_counted():
-    """Two for the alpha-start (its subset is then a cache hit), one per pool subset new to the TabuList."""
+    """Two for the alpha-start (its subset is then a cache hit), one per pool subset new to the TabuList, one
+    more per fit stopped early (proven worse than the incumbent) and finished when it became the centre."""
     inst = instance("poly2", "paper")
     oracle = AlphaSubproblem(inst)
     r = ACSOStar().solve(inst, oracle=oracle)
-    assert r.n_svm_solves == oracle.n_solves == 2 + r.info["n_refits"]
+    assert r.n_svm_solves == oracle.n_solves == 2 + r.info["n_refits"] + r.info["n_finished"]
+    assert r.info["n_finished"] <= oracle.n_stopped_early
 
 
 @pytest.mark.parametrize("name, after", [("acso*", 0), ("ls", CHUNK - 1), ("ls*", CHUNK - 1)])
@@ -197,10 +199,10 @@ class _NoEarlyStop(ACSOStar):
         return super()._refit(run, subsets, alpha, None)
 
 
-def test_early_stops_of_the_last_iteration_change_no_decision(monkeypatch):
-    """ACSO* stops the re-fits of its last-chance iteration once proven worse than the incumbent; the
-    subset, the objective, the trace and the iteration count are those of the run without early stops
-    (small pools and OptWindow, so that iteration comes on these instances), and some fits did stop early."""
+def test_early_stops_change_no_decision(monkeypatch):
+    """ACSO* stops every re-fit once proven worse than the incumbent (and finishes it if it becomes the
+    centre); the subset, the objective (bit for bit: an armed solve that completes takes the unarmed path),
+    the trace and the iteration count are those of the run without early stops, and some fits did stop early."""
     import minlp_fs.heuristics.acso as acso_module
     stopped = []
     real = acso_module.refit
@@ -238,7 +240,7 @@ def test_pop_centre_finishes_the_stopped_fits_it_needs_and_returns_the_best_exac
     inst = instance("poly2", "paper")
     values = {(0, 1, 2): -5.0, (0, 1, 3): -7.0, (0, 1, 4): -6.0, (0, 1, 5): -9.0}
     oracle = _Oracle(values)
-    run = SimpleNamespace(instance=inst, oracle=oracle)
+    run = SimpleNamespace(instance=inst, oracle=oracle, info={"n_finished": 0})
     key = inst.score(-8.0) + 1e-6 * 8.0
     fits = {s: (Fit(s, values[s], None), "warm") for s in [(0, 1, 2), (0, 1, 3)]}
     fits.update({s: (Fit(s, 0.0, None, exact=False), "warm") for s in [(0, 1, 4), (0, 1, 5)]})
@@ -249,4 +251,23 @@ def test_pop_centre_finishes_the_stopped_fits_it_needs_and_returns_the_best_exac
     assert oracle.calls == [((0, 1, 4), "warm"), ((0, 1, 5), "warm")]
     assert sorted(explored) == [(-7.0, (0, 1, 3)), (-6.0, (0, 1, 4)), (-5.0, (0, 1, 2))]
     assert ACSOStar()._pop_centre(run, explored, fits).subset == (0, 1, 3)
-    assert len(oracle.calls) == 2
+    assert len(oracle.calls) == run.info["n_finished"] == 2
+
+
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_the_reference_of_the_early_stops_is_no_better_than_the_incumbent(sense):
+    """None while the ExploredSolsList is shorter than OptWindow, the OptWindow-th smallest key (as a value)
+    after, never better than the incumbent, and the incumbent itself in the last-chance iteration."""
+    inst = instance("poly2", sense)
+    s = inst.sign
+    acso = ACSOStar(opt_window=3)
+    run = SimpleNamespace(instance=inst, incumbent=SimpleNamespace(value=-9.0 * s))
+    explored = [(inst.score(v * s), (0, j)) for j, v in enumerate([-5.0, -7.0])]
+    heapq.heapify(explored)
+    assert acso._reference(run, explored, stale=0) is None
+    assert acso._reference(run, explored, stale=2) == -9.0 * s
+    for j, v in enumerate([-6.0, -8.0, -2.0]):
+        heapq.heappush(explored, (inst.score(v * s), (1, j)))
+    assert acso._reference(run, explored, stale=1) == -6.0 * s  # keys -8, -7, -6, -5, -2 (times s)
+    run.incumbent.value = -5.5 * s
+    assert acso._reference(run, explored, stale=0) == -5.5 * s
