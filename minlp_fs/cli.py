@@ -282,6 +282,8 @@ def _run_certify(args) -> int:
     method = certify_method(inst, args.method, args.certificate)
     extra = ({"certificate": args.certificate, "backend": args.backend, "scheduler": args.scheduler,
               "gap_tol": args.gap_tol} if method == "bnb" else {})
+    if not 0.0 <= args.gap_tol < 1.0:
+        raise InputError(f"certify --gap-tol must be a number in [0, 1); got {args.gap_tol}")
     if args.method == "enumerate" and args.gap_tol:
         raise InputError("--gap-tol needs --method bnb (or auto): enumeration is exact")
     if method != "bnb" and (args.backend != "loky" or args.scheduler):

@@ -322,16 +322,40 @@ def _to_refine(order, scores: dict, first: int, target: float) -> list:
     return [j for j in order[first:] if scores[j] is None or scores[j] < target]
 
 
-def verify(doc: dict, rtol: float = VERIFY_RTOL, jobs: int = 1) -> Verdict:
+def verify(doc: dict, rtol: float = VERIFY_RTOL, jobs: int = 1, max_gap: float = 0.0) -> Verdict:
     """Replay a certificate independently (module docstring); never raises on a wrong proof.
-    ``jobs``: worker processes computing the records' cheap bounds."""
+    ``jobs``: worker processes computing the records' cheap bounds. ``max_gap``: the largest relative gap
+    a certificate may state (``claim['tolerance']`` <= max_gap * max(1, |value|), and consistent with its
+    claimed bound); the default 0 accepts exact proofs only, so a proof within a gap is never taken for
+    one of optimality unless asked for."""
     try:
-        return _verify(doc, rtol, jobs)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, InputError) as exc:
+        return _verify(doc, rtol, jobs, max_gap)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, InputError) as exc:
         return Verdict(False, f"malformed certificate: {type(exc).__name__}: {exc}")
 
 
-def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
+def _stated_tolerance(inst, claim: dict, claimed: float, max_gap: float):
+    """(the tolerance the certificate states, or None, and why not): a finite number >= 0 that is the
+    claim's own gap, score(value) - score(bound) (to rounding), and at most max_gap * max(1, |value|)."""
+    stated = claim.get("tolerance", 0.0)
+    if isinstance(stated, bool) or not isinstance(stated, (int, float)) or not 0.0 <= float(stated) < np.inf:
+        return None, f"the certificate states a tolerance that is not a finite number >= 0: {stated!r}"
+    stated = float(stated)
+    if stated == 0.0:
+        return 0.0, ""
+    bound = claim.get("bound")
+    if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not np.isfinite(float(bound)) \
+            or abs(inst.score(claimed) - inst.score(float(bound)) - stated) > 1e-9 * max(1.0, abs(claimed)):
+        return None, (f"the certificate's stated tolerance {stated:g} is not the gap between its value {claimed} "
+                      f"and its bound {bound!r}")
+    if stated > max_gap * max(1.0, abs(claimed)):
+        return None, (f"the certificate proves its value only within {stated:.6g} (a relative gap of "
+                      f"{stated / max(1.0, abs(claimed)):.3g}, bnb's gap_tol); accept it with --max-gap (verify's "
+                      f"max_gap) of at least that")
+    return stated, ""
+
+
+def _verify(doc: dict, rtol: float, jobs: int, max_gap: float) -> Verdict:
     inst = _instance(doc)
     exact = _Exact(inst)
     claim = doc["claim"]
@@ -339,15 +363,16 @@ def _verify(doc: dict, rtol: float, jobs: int) -> Verdict:
         return Verdict(False, "the certificate claims no incumbent")
     subset = inst.check_subset(claim["subset"])
     claimed = float(claim["value"])
-    stated = claim.get("tolerance", 0.0)   # bnb's gap_tol: what its search pruned within
-    if isinstance(stated, bool) or not isinstance(stated, (int, float)) or not 0.0 <= stated < np.inf:
-        return Verdict(False, f"the certificate states a tolerance that is not a finite number >= 0: {stated!r}")
-    tol = rtol * max(1.0, abs(claimed)) + stated
+    stated, why = _stated_tolerance(inst, claim, claimed, max_gap)   # bnb's gap_tol: what its search pruned within
+    if stated is None:
+        return Verdict(False, why)
+    own = rtol * max(1.0, abs(claimed))
+    tol = own + stated
     paper = inst.sense == "paper"
 
-    def attained(bracket) -> bool:  # g(S*) at least as good as the claim, within tol
+    def attained(bracket) -> bool:  # g(S*) at least as good as the claim, within the verifier's own tolerance
         lower, upper = bracket
-        return upper <= claimed + tol if paper else lower >= claimed - tol
+        return upper <= claimed + own if paper else lower >= claimed - own
 
     alpha = _dense(claim.get("alpha"), inst.m)
     bracket = (-np.inf, np.inf)

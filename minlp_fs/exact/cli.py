@@ -36,6 +36,9 @@ def add_verify_parser(sub) -> None:
     v.add_argument("file", help="certificate written by certify --certificate")
     v.add_argument("--json", action="store_true", help="print one JSON object instead of a line")
     v.add_argument("--graphml", default=None, help="also write the certificate's tree as GraphML (needs networkx)")
+    v.add_argument("--max-gap", type=float, default=0.0,
+                   help="accept a certificate of certify --gap-tol that proves its value within this relative gap "
+                        "(default 0: exact proofs only)")
     v.add_argument("--jobs", type=int, default=1,
                    help="worker processes recomputing the recorded bounds (-1 = one per CPU, capped at the CPUs)")
 
@@ -47,7 +50,9 @@ def run_verify(args) -> int:
     doc = load(args.file)
     if args.graphml:
         write_graphml(doc, args.graphml)
-    verdict = verify(doc, jobs=jobs)
+    if not 0.0 <= args.max_gap < 1.0:
+        raise InputError(f"verify --max-gap must be a number in [0, 1); got {args.max_gap}")
+    verdict = verify(doc, jobs=jobs, max_gap=args.max_gap)
     if args.json:
         print(json.dumps({"proven": verdict.proven, "reason": verdict.reason, "value": verdict.value,
                           "tolerance": verdict.tolerance, "n_qps": verdict.n_qps, "n_cheap": verdict.n_cheap,

@@ -43,9 +43,10 @@ Relative gap (``gap_tol`` > 0): every prune and every early stop compares with t
 gap_tol * max(1, |incumbent|) instead of the score itself (:meth:`_Search._prune_at`), so each pruned node's
 bound (an early-stopped leaf's: that threshold) is proven and at least the threshold of its time; ``floor``,
 the least such bound below the incumbent's score (:meth:`_Search._pruned`), bounds every subset pruned. A
-complete search then certifies the incumbent within incumbent - floor (at most gap_tol * max(1, |incumbent|)
-for the largest |incumbent| the search held): the result's bound is floor, its message and gap say by how much,
-and the certificate states it (``claim['tolerance']``, which ``minlp-fs verify`` closes children with).
+complete search then proves the incumbent within incumbent - floor (at most gap_tol * max(1, |incumbent|)
+for the largest |incumbent| the search held): the status is ``optimal`` but the result is not ``certified``
+(which means optimal); its bound is floor, its message and gap say by how much, and the certificate states it
+(``claim['tolerance']``, which ``minlp-fs verify --max-gap`` accepts and closes children with).
 
 Anytime: the global bound is the least bound over the open nodes (and the incumbent); a time limit
 or Ctrl-C returns the incumbent with that bound, status ``time_limit``/``interrupted``. The trace
@@ -471,6 +472,8 @@ class _Search:
             info["certificate"] = m.certificate
         run = self.run
         run.n_svm_solves = self.heuristic_solves + self.counts["qps"]
-        run.certified, run.bound, run.message = complete, value_bound, message
+        # certified = proven optimal (to the values' accuracy); a search that pruned within gap_tol is complete
+        # (status optimal, the certificate proves its bound) but not certified: its message and gap say by how much
+        run.certified, run.bound, run.message = complete and not slack, value_bound, message
         run.info.update(info)
         return status

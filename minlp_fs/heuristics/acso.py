@@ -211,6 +211,7 @@ class ACSOStar(ACSO):
         """
         instance = run.instance
         while True:
+            run.deadline.check()   # stopped fits share a key: finishing them one after another is checked too
             _, subset = heapq.heappop(explored)
             fit, warm = fits.pop(subset)
             if fit.exact:

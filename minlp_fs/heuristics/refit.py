@@ -71,7 +71,10 @@ def best_refit(instance, oracle, centre, candidates: list, scores, fraction: flo
     so that the reference tightens early) between which ``deadline`` (a
     :class:`~minlp_fs.stopping.Deadline`) is checked.
     An early stop does not change the alpha of a solve that completes (:mod:`minlp_fs.alpha.smo`),
-    so the best fit is bit for bit the one of the run without early stops.
+    so the best fit is the same subset and value as without early stops; its alpha too, except where the
+    oracle's cache differs: a subset stopped early is not cached as exact, so a later request re-solves it
+    from that request's warm start where the run without stops would return the first solve's alpha (in a
+    review's 70 small LS* runs: 11 such, the same subsets, values within 1e-11 relative).
     Ties go to the first candidate in the given order. Returns (best fit or None, timed_out).
     """
     k = n_refit(len(candidates), fraction)

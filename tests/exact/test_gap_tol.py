@@ -33,7 +33,7 @@ def test_bound_is_proven_and_the_incumbent_within_it(kernel, sense, seed, n, gap
     inst = random_instance(seed, 30, n, B, kernel, sense)
     opt = solve(inst, "enumerate").objective
     res = solve(inst, "bnb", gap_tol=gap_tol, incumbent=data.draw(st.sampled_from(["none", "alpha-start"])))
-    assert res.status == "optimal" and res.certified
+    assert res.status == "optimal" and res.certified == (res.info["gap_percent"] == 0)   # certified = optimal
     eps = 1e-6 * max(1.0, abs(opt))
     assert inst.score(res.bound) <= inst.score(opt) + eps                 # no subset beats the bound
     assert inst.score(res.objective) <= inst.score(res.bound) + _slack_allowed(res, gap_tol) + eps
@@ -48,15 +48,35 @@ def test_a_wide_gap_prunes_and_says_so(tmp_path):
     exact = solve(inst, "bnb", incumbent="none")
     path = tmp_path / "gap.json"
     res = solve(inst, "bnb", incumbent="none", gap_tol=0.3, certificate=str(path))
-    assert res.certified and res.info["nodes"] < exact.info["nodes"]
+    assert res.status == "optimal" and not res.certified and res.info["nodes"] < exact.info["nodes"]
     slack = inst.score(res.objective) - inst.score(res.bound)
     assert 0 < slack <= _slack_allowed(res, 0.3) and "optimal within" in res.message
     assert inst.score(res.bound) <= inst.score(exact.objective) + 1e-9
     doc = load(path)
     assert doc["claim"]["tolerance"] == pytest.approx(slack)
-    verdict = verify(doc)
+    refused = verify(doc)                      # exact proofs only, by default
+    assert not refused.proven and "--max-gap" in refused.reason
+    assert not verify(doc, max_gap=0.9 * slack / max(1.0, abs(res.objective))).proven
+    verdict = verify(doc, max_gap=0.3)
     assert verdict.proven and verdict.tolerance >= doc["claim"]["tolerance"]
     assert "gap_tol" in verdict.reason
+
+
+def test_forged_gap_certificates_are_refused(tmp_path):
+    """The stated tolerance widens the closing of children only: not the check that the claimed value is
+    attained, not beyond the claim's own gap to its bound, and never with a number that overflows."""
+    inst = random_instance(11, 40, 10, 4, "poly3", "paper")
+    path = tmp_path / "gap.json"
+    solve(inst, "bnb", incumbent="none", gap_tol=0.3, certificate=str(path))
+    doc = load(path)
+    tol = doc["claim"]["tolerance"]
+    better = dict(doc, claim=dict(doc["claim"], value=doc["claim"]["value"] - 0.99 * tol,
+                                  bound=doc["claim"]["bound"] - 0.99 * tol))
+    assert not verify(better, max_gap=0.9).proven                        # the value is not attained
+    vacuous = dict(doc, nodes=[], claim=dict(doc["claim"], value=-1e8, tolerance=1e9))
+    assert not verify(vacuous, max_gap=0.9).proven                       # not the claim's own gap
+    huge = dict(doc, claim=dict(doc["claim"], tolerance=10 ** 400))
+    assert not verify(huge, max_gap=0.9).proven                          # no OverflowError
 
 
 @pytest.mark.parametrize("stated", [-1.0, float("nan"), float("inf"), None])
@@ -65,7 +85,7 @@ def test_verify_refuses_a_stated_tolerance_that_is_not_a_number(stated, tmp_path
     path = tmp_path / "c.json"
     solve(inst, "bnb", gap_tol=0.01, certificate=str(path))
     doc = load(path)
-    assert verify(doc).proven
+    assert verify(doc, max_gap=0.02).proven   # gap_tol 0.01 of an earlier, larger |incumbent|
     doc["claim"]["tolerance"] = stated
     verdict = verify(doc)
     assert not verdict.proven and "tolerance" in verdict.reason
@@ -76,7 +96,7 @@ def test_parallel_search_keeps_the_workers_floor(sense):
     inst = random_instance(4, 40, 9, 4, "poly2", sense)
     opt = solve(inst, "enumerate").objective
     res = solve(inst, "bnb", gap_tol=0.2, n_jobs=2, incumbent="none")
-    assert res.certified
+    assert res.status == "optimal"
     assert inst.score(res.bound) <= inst.score(opt) + 1e-6 * max(1.0, abs(opt))
     assert inst.score(res.objective) - inst.score(res.bound) <= _slack_allowed(res, 0.2) + 1e-9
 
@@ -92,9 +112,11 @@ def test_cli_gap_tol(capsys):
     tiny = ["--dataset", "synthetic", "--B", "3", "--m", "40"]
     assert main(["certify", *tiny, "--method", "bnb", "--gap-tol", "0.05", "--json", "--no-progress"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["certified"] and out["info"]["gap_tol"] == 0.05
+    assert out["status"] == "optimal" and out["info"]["gap_tol"] == 0.05
     assert main(["certify", *tiny, "--method", "enumerate", "--gap-tol", "0.05"]) != 0
     assert "--gap-tol needs --method bnb" in capsys.readouterr().err
+    assert main(["certify", *tiny, "--gap-tol", "-5"]) == 2            # auto: refused whatever method it picks
+    assert "--gap-tol must be a number in [0, 1)" in capsys.readouterr().err
 
 
 def test_the_bound_is_the_pruned_nodes_not_the_threshold():
@@ -102,7 +124,7 @@ def test_the_bound_is_the_pruned_nodes_not_the_threshold():
     reported is the root's (the trivial bound), not the lower threshold it was pruned against."""
     inst = random_instance(8, 40, 8, 3, "poly2", "paper")
     res = solve(inst, "bnb", gap_tol=0.9, incumbent="alpha-start")
-    assert res.certified and res.info["nodes"] == 1
+    assert res.status == "optimal" and res.info["nodes"] == 1
     assert res.bound == pytest.approx(inst.trivial_bound)
     assert solve(inst, "enumerate").objective >= res.bound - 1e-9
 

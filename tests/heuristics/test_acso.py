@@ -12,6 +12,7 @@ from minlp_fs.errors import CapabilityError, InputError
 from minlp_fs.heuristics.acso import ACSO, ACSOStar, fixed_alpha_local_search
 from minlp_fs.heuristics.refit import CHUNK
 from minlp_fs.heuristics.screening import FixedAlpha
+from minlp_fs.stopping import Deadline
 from minlp_fs.heuristics.starts import resolve_start
 from minlp_fs.instance import make_instance
 from minlp_fs.methods import get_method
@@ -240,7 +241,7 @@ def test_pop_centre_finishes_the_stopped_fits_it_needs_and_returns_the_best_exac
     inst = instance("poly2", "paper")
     values = {(0, 1, 2): -5.0, (0, 1, 3): -7.0, (0, 1, 4): -6.0, (0, 1, 5): -9.0}
     oracle = _Oracle(values)
-    run = SimpleNamespace(instance=inst, oracle=oracle, info={"n_finished": 0})
+    run = SimpleNamespace(instance=inst, oracle=oracle, info={"n_finished": 0}, deadline=Deadline(None))
     key = inst.score(-8.0) + 1e-6 * 8.0
     fits = {s: (Fit(s, values[s], None), "warm") for s in [(0, 1, 2), (0, 1, 3)]}
     fits.update({s: (Fit(s, 0.0, None, exact=False), "warm") for s in [(0, 1, 4), (0, 1, 5)]})
