@@ -4,8 +4,9 @@ Full grids: the paper's nine datasets and four kernels. B_max of the certified g
 enumeration budget (``hours`` per dataset on this machine, C(n, B) <= 10^8); the external solvers
 get ``solver_time_limit`` seconds per run (the paper: 1800 s; here 300 s, so that the full grid
 fits in about a day on 2 cores); branch-and-bound gets ``exact_time_limit`` seconds per instance (its
-cost cannot be planned from C(n, B); a run stopped there is recorded uncertified, with its gap). The parameter study is the reduced grid of appendix app:param (C = 10, gamma = 0.1,
-five small datasets, three kernels) meant to run in about an hour here.
+cost cannot be planned from C(n, B); a run stopped there is recorded uncertified, with its gap). The
+parameter study is the reduced grid of appendix app:param (C = 10, gamma = 0.1, five small datasets,
+three kernels) meant to run in about an hour here.
 """
 from __future__ import annotations
 

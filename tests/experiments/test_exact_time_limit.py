@@ -3,6 +3,7 @@ uncertified with its bound and gap, no table takes it as a reference, and the co
 (metrics.certification_reach, tables.reach_table) reports how far each instance family was certified."""
 import argparse
 import math
+from types import SimpleNamespace
 
 import pytest
 
@@ -11,6 +12,7 @@ from minlp_fs.experiments import metrics, tables
 from minlp_fs.experiments.cli import add_bench_parser, config_from_args
 from minlp_fs.experiments.config import BenchConfig
 from minlp_fs.experiments.grids import certified_grid
+from minlp_fs.experiments.registry.certified import reach_lines
 from minlp_fs.experiments.units import exact_options, solve_unit
 from exp_records import record
 
@@ -135,13 +137,30 @@ def test_reach_table_groups_kernels_and_compares_with_the_paper():
     assert rows[("German", "rbf")][2:5] == ["enumerate", "2", "9"]
 
 
-def test_reach_table_says_which_senses_reach_the_paper_b_max():
+def _wholesale():
+    """Wholesale (paper B_max 3): poly2 and poly3 enumerated to 3 in both senses, except poly3 fit B=3."""
     recs = [record("enumerate", B, -10.0, sense=s, dataset="wholesale", kernel=k, certified=True)
             for B in (1, 2, 3) for s in ("paper", "fit") for k in ("poly2", "poly3")]
     recs = [r for r in recs if not (r["unit"]["kernel"] == "poly3" and r["unit"]["sense"] == "fit"
                                     and r["unit"]["B"] == 3)]
     units = [r["unit"] for r in recs] + [{"dataset": "wholesale", "kernel": "poly3", "B": 3, "sense": "fit",
                                           "method": "enumerate"}]
+    return recs, units
+
+
+def test_reach_table_says_which_senses_reach_the_paper_b_max():
+    recs, units = _wholesale()
     rows = tables.markdown_tables(tables.reach_table(metrics.certification_reach(recs, units),
                                                      ("paper", "fit")))[0][2]
     assert [(r[1], r[9]) for r in rows] == [("poly2", "all"), ("poly3", "paper")]
+
+
+def test_the_certified_report_counts_the_polynomial_instances_at_the_paper_b_max():
+    recs, units = _wholesale()
+    for r in recs:
+        r["unit_time_s"] = 900.0
+    cfg = BenchConfig("certified", senses=("paper", "fit"), exact_time_limit=60.0)
+    text = "\n".join(reach_lines(cfg, SimpleNamespace(units=units), recs))
+    assert "Polynomial kernels certified up to the paper's B_max: 3 of 4 (dataset, kernel, sense)" in text
+    assert "bnb` (branch-and-bound, 60 s per run)" in text
+    assert "Hours spent: 2.75 h by the exact units, 2.75 h by all units" in text   # 11 units x 900 s
