@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..options import check_integer
+from ..options import check_integer, check_value
 from ..workers import cap_jobs
 from .slices import SLICES
 
@@ -35,9 +35,13 @@ class BenchConfig:
     run: bool = True
     progress: bool = True
     kernels: tuple | None = None
+    exact_time_limit: float | None = None
 
     def __post_init__(self):
         check_integer("bench", "--jobs", self.jobs, 1)
+        for flag, value in (("--solver-time-limit", self.solver_time_limit),
+                            ("--exact-time-limit", self.exact_time_limit)):
+            check_value("bench", flag, value, float, low=0, low_open=True, none=True)
         if self.scheduler is None:  # workers on this machine: at most its CPUs (a cluster has its own)
             self.jobs = cap_jobs(self.jobs, "bench --jobs")
 

@@ -28,7 +28,7 @@ from ..datasets import DATA_ENV, PAPER_DATASETS, load_dataset, make_synthetic
 from ..heuristics.multistart import shared_starts
 from ..methods import canonical_name, method_class
 from .store import unit_key
-from .units import solver_options, unavailable_reason
+from .units import exact_options, solver_options, unavailable_reason
 
 KERNELS = ("poly2", "poly3", "poly5", "rbf")
 SENSES = ("paper", "fit")
@@ -99,12 +99,13 @@ def usable(grid: Grid, method: str, kernel: str) -> bool:
 
 
 def certified_grid(datasets, bmax: dict, kernels=KERNELS, senses=SENSES, methods=CERTIFIED_METHODS,
-                   solver_time_limit: float | None = None, exact=None) -> Grid:
+                   solver_time_limit: float | None = None, exact=None, exact_time_limit: float | None = None) -> Grid:
     """The exact method plus every method on B = 1..B_max (one deterministic run each).
 
     ``bmax[dataset]``: B_max, or ``{kernel: B_max}``. ``exact(dataset, kernel, B)``: the name of the exact
     method certifying an instance (default: ``enumerate`` everywhere; the certified experiment passes
-    :func:`exact_method`, certify's ``auto`` choice)."""
+    :func:`exact_method`, certify's ``auto`` choice). ``exact_time_limit``: seconds per bnb unit, in the
+    unit's options (:func:`~minlp_fs.experiments.units.exact_options`; enumeration gets none)."""
     grid = Grid()
     for ds in datasets:
         for kernel in kernels:
@@ -112,7 +113,9 @@ def certified_grid(datasets, bmax: dict, kernels=KERNELS, senses=SENSES, methods
             for B in range(1, top + 1):
                 for sense in senses:
                     base = {"dataset": ds, "kernel": kernel, "B": B, "sense": sense}
-                    grid.add({**base, "method": "enumerate" if exact is None else exact(ds, kernel, B)})
+                    name = "enumerate" if exact is None else exact(ds, kernel, B)
+                    opts = exact_options(name, exact_time_limit)
+                    grid.add({**base, "method": name, **({"options": opts} if opts else {})})
                     for meth in methods:
                         if usable(grid, meth, kernel):
                             opts = solver_options(meth, solver_time_limit)

@@ -88,6 +88,58 @@ def certified_summary(records: list) -> dict:
             "n_degenerate": dict(n_deg), "n_certified": len(optimum)}
 
 
+def stopped_gap(record: dict) -> float | None:
+    """The gap (%) an exact run that stopped uncertified reports between its incumbent and its global bound:
+    bnb's ``info['gap_percent']``, else 100 |bound - objective| / |objective| from the record (None
+    without a bound or an answer)."""
+    res = record["result"]
+    gap = res.get("info", {}).get("gap_percent")
+    if gap is not None:
+        return float(gap)
+    if res.get("bound") is None or res.get("objective") is None:
+        return None
+    return 100.0 * abs(res["bound"] - res["objective"]) / max(abs(res["objective"]), 1e-12)
+
+
+def certification_reach(records: list, units: list) -> dict:
+    """Per (dataset, kernel, sense) of the grid ``units``: how far its exact units certified (Table cert-coverage).
+
+    Returns ``{key: {"target": largest B of the grid, "reach": largest B with every B' <= B certified (0:
+    none), "certified": sorted certified Bs, "stopped": {B: gap % or None} of exact runs that ended
+    uncertified (time limit, failure), "missing": sorted Bs without an exact record, "methods": sorted
+    exact methods, "exact_s": sum of the exact units' times, "all_s": sum of every unit's time}}``.
+    Only ``result['certified']`` counts: a run stopped at its time limit is never certified.
+    """
+    out = {}
+    for u in units:
+        key = (u["dataset"], u["kernel"], u["sense"])
+        e = out.setdefault(key, {"target": 0, "certified": [], "stopped": {}, "missing": set(), "methods": set(),
+                                 "exact_s": 0.0, "all_s": 0.0})
+        e["target"] = max(e["target"], u["B"])
+        if u["method"] in EXACT_METHODS:
+            e["missing"].add(u["B"])
+            e["methods"].add(u["method"])
+    for r in records:
+        u = r["unit"]
+        e = out.get((u["dataset"], u["kernel"], u["sense"]))
+        if e is None:
+            continue
+        e["all_s"] += r.get("unit_time_s", 0.0)
+        if u["method"] not in EXACT_METHODS:
+            continue
+        e["exact_s"] += r.get("unit_time_s", 0.0)
+        e["missing"].discard(u["B"])
+        if "error" not in r and r["result"]["certified"]:
+            e["certified"].append(u["B"])
+        else:
+            e["stopped"][u["B"]] = None if "error" in r else stopped_gap(r)
+    for e in out.values():
+        done = set(e["certified"])
+        e["reach"] = min(set(range(1, e["target"] + 2)) - done) - 1
+        e["certified"], e["missing"], e["methods"] = sorted(done), sorted(e["missing"]), sorted(e["methods"])
+    return out
+
+
 def _row(key: tuple, entries: list) -> dict:
     gaps = [g for g, _ in entries if g is not None]
     return {"key": key, "n": len(entries), "gap": _mean([max(g, 0.0) for g in gaps]),

@@ -3,8 +3,10 @@
 Full grids: the paper's nine datasets and four kernels. B_max of the certified grid comes from the
 enumeration budget (``hours`` per dataset on this machine, C(n, B) <= 10^8); the external solvers
 get ``solver_time_limit`` seconds per run (the paper: 1800 s; here 300 s, so that the full grid
-fits in about a day on 2 cores). The parameter study is the reduced grid of appendix app:param (C = 10, gamma = 0.1,
-five small datasets, three kernels) meant to run in about an hour here.
+fits in about a day on 2 cores); branch-and-bound gets ``exact_time_limit`` seconds per instance (its
+cost cannot be planned from C(n, B); a run stopped there is recorded uncertified, with its gap). The
+parameter study is the reduced grid of appendix app:param (C = 10, gamma = 0.1, five small datasets,
+three kernels) meant to run in about an hour here.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ class Slice:
     b_cap: int | None = None                 # certified: largest B enumerated
     hours: float = 1.0                        # certified: enumeration budget per dataset (wall, this machine)
     solver_time_limit: float | None = 300.0   # external solvers, seconds per run
+    exact_time_limit: float | None = 120.0    # certified: branch-and-bound, seconds per run
     n_starts: int = 10                        # multistart
     certify_max_subsets: int = 0              # multistart: enumerate B = floor(n/2) up to this C(n, B)
     fractions: tuple = B_FRACTIONS            # params: B = round(f n)

@@ -161,6 +161,64 @@ def coverage_table(plans: list, records: list, n_cores: int, poly_bmax: dict | N
     return markdown(headers, out)
 
 
+def _spans(values) -> str:
+    """[3, 4, 5, 7] -> '3-5, 7'."""
+    out, run = [], []
+    for v in sorted(values):
+        if run and v != run[-1] + 1:
+            out.append(run)
+            run = []
+        run.append(v)
+    out += [run] if run else []
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in out)
+
+
+def _open_cell(entry: dict) -> str:
+    """The Bs of one (dataset, kernel, sense) not certified: each stopped run with its gap, the ones not run."""
+    parts = [f"{b}: " + ("failed" if g is None else f"gap {g:.3g} %") for b, g in sorted(entry["stopped"].items())]
+    if entry["missing"]:
+        parts.append(f"not run: {_spans(entry['missing'])}")
+    return "; ".join(parts) or NONE
+
+
+def _reach_cell(entry: dict) -> str:
+    top = max(entry["certified"], default=0)
+    return str(entry["reach"]) + (f" (also {_spans(b for b in entry['certified'] if b > entry['reach'])})"
+                                  if top > entry["reach"] else "")
+
+
+def reach_table(reach: dict, senses) -> str:
+    """Table cert-coverage per kernel and sense: the largest B certified for every B' <= B by our runs
+    (:func:`~minlp_fs.experiments.metrics.certification_reach`) beside the paper's B_max, the uncertified
+    Bs with the gap their run stopped at, and the hours spent (sums of unit times). Kernels of a dataset
+    with the same cells share a row."""
+    groups = {}
+    for ds in sorted({k[0] for k in reach}, key=dataset_rank):
+        for kernel in sorted({k[1] for k in reach if k[0] == ds}):
+            entries = [reach.get((ds, kernel, s)) for s in senses]
+            cells = tuple((_reach_cell(e), _open_cell(e)) if e else (NONE, NONE) for e in entries)
+            methods = tuple(sorted({m for e in entries if e for m in e["methods"]}))
+            target = max(e["target"] for e in entries if e)
+            g = groups.setdefault((ds, cells, methods, target), {"kernels": [], "entries": [], "first": entries})
+            g["kernels"].append(kernel)
+            g["entries"] += [e for e in entries if e]
+    headers = ["dataset", "kernel", "exact", "grid B_max", "paper B_max"]
+    for s in senses:
+        headers += [f"{s}: certified to B", f"{s}: not certified (B: gap)"]
+    headers += ["paper B_max reached", "hours exact / all units"]
+    out = []
+    for (ds, cells, methods, target), g in groups.items():
+        paper = published.COVERAGE.get(ds, (None,) * 3)[2]
+        reached = [s for s, e in zip(senses, g["first"]) if e and paper is not None and e["reach"] >= paper]
+        exact_h = sum(e["exact_s"] for e in g["entries"]) / 3600
+        all_h = sum(e["all_s"] for e in g["entries"]) / 3600
+        out.append([title(ds), ", ".join(g["kernels"]), ", ".join(methods), target, NONE if paper is None else paper,
+                    *[c for cell in cells for c in cell],
+                    NONE if paper is None else ("all" if len(reached) == len(senses) else ", ".join(reached) or "no"),
+                    f"{exact_h:.2f} / {all_h:.2f}"])
+    return markdown(headers, out)
+
+
 def multistart_table(summary: dict, sense: str) -> str:
     """Table b2-summary for one sense."""
     rows = sorted((r for r in summary["rows"] if r["key"][0] == sense), key=lambda r: method_rank(r["key"][1]))

@@ -67,3 +67,12 @@ def solver_options(method: str, time_limit: float | None) -> dict:
     if time_limit is None or canonical_name(method) in OWN_METHODS:
         return {}
     return {"time_limit": float(time_limit)} if "time_limit" in method_class(method).options() else {}
+
+
+def exact_options(method: str, time_limit: float | None) -> dict:
+    """``{'time_limit': t}`` for an exact unit certified by branch-and-bound, else ``{}``.
+
+    Enumeration's units get none: the certified grid sizes them by its hours budget (B_max from the
+    measured seconds per QP), while bnb's cost cannot be planned from C(n, B). A bnb unit stopped at
+    ``t`` keeps its incumbent, global bound and gap with ``certified = False``, so it is no reference."""
+    return {} if time_limit is None or canonical_name(method) != "bnb" else {"time_limit": float(time_limit)}
