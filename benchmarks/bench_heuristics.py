@@ -40,8 +40,8 @@ from reference_ls import straightforward_ls  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "heuristics.jsonl"
-#: the previous full-grid run (wall times only, shared machine), compared per method in the report
-PREVIOUS = HERE / "results" / "heuristics-6399ee8.jsonl"
+#: the previous full-grid run (CPU seconds on one BLAS thread since 4035c3b), compared per method in the report
+PREVIOUS = HERE / "results" / "heuristics-4035c3b.jsonl"
 REPORT = HERE / "RESULTS.md"
 METHODS = ["alpha-start", "rfe1", "rfe2", "ls", "ls*", "acso", "acso*"]
 KERNELS = ["poly2", "poly3", "poly5", "rbf"]
@@ -198,17 +198,20 @@ def fmt(x, digits=2):
 def previous_lines(rows, methods) -> list:
     """Per method, this run against the previous full-grid run (PREVIOUS) on the cases both ran."""
     old = {row_key(r): r for r in load_rows(PREVIOUS) if r.get("applicable")}
-    out = ["", f"Against the previous run of the grid ({PREVIOUS.relative_to(HERE)}: commit 6399ee8, wall times on a "
-           "machine shared with other jobs, the BLAS threads numpy chose); this run: one BLAS thread, CPU time of "
-           "`solve()`, which the machine's load does not inflate:", "",
-           "| method | cases in both | previous mean wall (s) | this run's mean CPU (s) | previous / this | "
+    cpu = all("cpu_s" in r for r in old.values())   # runs since 4035c3b record CPU seconds; earlier ones wall only
+    what = "mean CPU" if cpu else "mean wall"
+    out = ["", f"Against the previous run of the grid ({PREVIOUS.relative_to(HERE)}: commit {PREVIOUS.stem.split('-')[-1]}, "
+           + ("CPU time of `solve()` on one BLAS thread, as this run" if cpu else
+              "wall times on a machine shared with other jobs, the BLAS threads numpy chose")
+           + "); this run: one BLAS thread, CPU time of `solve()`, which the machine's load does not inflate:", "",
+           f"| method | cases in both | previous {what} (s) | this run's mean CPU (s) | previous / this | "
            "previous mean solves | this run's mean solves | same objective (1e-6 rel.) |", "|---|---|---|---|---|---|---|---|"]
     for m in methods:
         both = [(r, old[row_key(r)]) for r in rows if r["method"] == m and r.get("applicable") and "cpu_s" in r
                 and row_key(r) in old]
         if not both:
             continue
-        w = float(np.mean([o["wall_time_s"] for _, o in both]))
+        w = float(np.mean([o["cpu_s"] if cpu else o["wall_time_s"] for _, o in both]))
         c = float(np.mean([r["cpu_s"] for r, _ in both]))
         same = sum(abs(r["objective"] - o["objective"]) <= 1e-6 * max(1.0, abs(o["objective"])) for r, o in both)
         out.append(f"| {m} | {len(both)} | {fmt(w)} | {fmt(c)} | {w / c:.2f}x | "
