@@ -80,6 +80,7 @@ with threadpool_limits(1):
 def run_version(checkout: Path, cases, data_dir: str) -> dict:
     """One process importing ``minlp_fs`` from ``checkout``; case (as a tuple) -> its row."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
+    data_dir = str(Path(data_dir).resolve())   # the worker runs in the checkout: a relative path would move
     out = subprocess.run([sys.executable, "-c", WORKER, json.dumps(cases), data_dir], cwd=checkout, env=env,
                          check=True, capture_output=True, text=True).stdout
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
