@@ -26,6 +26,7 @@ every kernel.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -75,6 +76,20 @@ with threadpool_limits(1):
         print(json.dumps({"case": [name, kernel, B, sense, method], "wall": wall, "cpu": cpu,
                           "objective": res.objective, "solves": res.n_svm_solves}), flush=True)
 """
+
+
+@contextlib.contextmanager
+def old_checkout(rev: str):
+    """(path, short sha) of a temporary detached worktree of ``rev``, removed afterwards."""
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old), rev], cwd=ROOT, check=True)
+        sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout.strip()
+        try:
+            yield old, sha
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
 
 
 def run_version(checkout: Path, cases, data_dir: str) -> dict:
@@ -182,22 +197,15 @@ def main(argv=None) -> None:
 
     cases = [list(c) for c in (slice_workload() if args.slice else QUICK if args.quick else CASES)]
     t0 = time.time()
-    with tempfile.TemporaryDirectory() as tmp:
-        old = Path(tmp) / "old"
-        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old), args.old], cwd=ROOT, check=True)
-        old_sha = subprocess.run(["git", "rev-parse", "--short", args.old], cwd=ROOT, check=True,
-                                 capture_output=True, text=True).stdout.strip()
-        try:
-            results = {"old": {}, "new": {}}
-            for rep in range(args.repeats):
-                for version, checkout in (("old", old), ("new", ROOT)):
-                    print(f"repetition {rep + 1}/{args.repeats}: {version}", file=sys.stderr, flush=True)
-                    for case, row in run_version(checkout, cases, args.data_dir).items():
-                        best = results[version].get(case)
-                        if best is None or row["cpu"] < best["cpu"]:
-                            results[version][case] = row
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
+    results = {"old": {}, "new": {}}
+    with old_checkout(args.old) as (old, old_sha):
+        for rep in range(args.repeats):
+            for version, checkout in (("old", old), ("new", ROOT)):
+                print(f"repetition {rep + 1}/{args.repeats}: {version}", file=sys.stderr, flush=True)
+                for case, row in run_version(checkout, cases, args.data_dir).items():
+                    best = results[version].get(case)
+                    if best is None or row["cpu"] < best["cpu"]:
+                        results[version][case] = row
     title = "the heuristics grid's timing slice" if args.slice else "side by side"
     text = (f"## Two versions, {title} (bench_versions.py)\n\nCommand: `python benchmarks/bench_versions.py "
             f"{' '.join(sys.argv[1:] if argv is None else argv)}` (from the repository root); old = {old_sha}, new = "
@@ -217,31 +225,24 @@ def german_main(args, argv) -> None:
     cases = german_workload()
     t0, load0 = time.time(), os.getloadavg()
     results = {"old": {}, "new": {}}
-    with tempfile.TemporaryDirectory() as tmp:
-        old = Path(tmp) / "old"
-        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old), args.old], cwd=ROOT, check=True)
-        old_sha = subprocess.run(["git", "rev-parse", "--short", args.old], cwd=ROOT, check=True,
-                                 capture_output=True, text=True).stdout.strip()
-        try:
-            for kernel in dict.fromkeys(c[1] for c in cases):
-                group = [list(c) for c in cases if c[1] == kernel]
-                for version, checkout in (("old", old), ("new", ROOT)):
-                    print(f"{kernel}: {version}", file=sys.stderr, flush=True)
-                    results[version].update(run_version(checkout, group, args.data_dir))
-                text = (f"## Two versions on German's heuristics-grid cases (bench_versions.py --german)\n\nCommand: "
-                        f"`python benchmarks/bench_versions.py {' '.join(sys.argv[1:] if argv is None else argv)}` "
-                        f"(from the repository root); old = {old_sha}, new = the working tree. Date: "
-                        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.time() - t0:.0f} s so far; load "
-                        f"average (1 min) at start {load0[0]:.1f}, now {os.getloadavg()[0]:.1f}.\n"
-                        f"Machine: {machine()}. "
-                        "Paper sense, C = 10, gamma = 0.1; CPU time of `solve()` per case, one run per version, "
-                        "one process per version and kernel (old then new), one BLAS thread, after a warm-up. "
-                        "'new vs old': the relative difference of the objectives (old - new) / max(1, |old|), "
-                        "> 0 when new is better (lower).\n\n" + german_table(results, cases))
-                write_section(args.output, "bench_german_grid", text)
-                print(text, flush=True)
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
+    with old_checkout(args.old) as (old, old_sha):
+        for kernel in dict.fromkeys(c[1] for c in cases):
+            group = [list(c) for c in cases if c[1] == kernel]
+            for version, checkout in (("old", old), ("new", ROOT)):
+                print(f"{kernel}: {version}", file=sys.stderr, flush=True)
+                results[version].update(run_version(checkout, group, args.data_dir))
+            text = (f"## Two versions on German's heuristics-grid cases (bench_versions.py --german)\n\nCommand: "
+                    f"`python benchmarks/bench_versions.py {' '.join(sys.argv[1:] if argv is None else argv)}` "
+                    f"(from the repository root); old = {old_sha}, new = the working tree. Date: "
+                    f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.time() - t0:.0f} s so far; load "
+                    f"average (1 min) at start {load0[0]:.1f}, now {os.getloadavg()[0]:.1f}.\n"
+                    f"Machine: {machine()}. "
+                    "Paper sense, C = 10, gamma = 0.1; CPU time of `solve()` per case, one run per version, "
+                    "one process per version and kernel (old then new), one BLAS thread, after a warm-up. "
+                    "'new vs old': the relative difference of the objectives (old - new) / max(1, |old|), "
+                    "> 0 when new is better (lower).\n\n" + german_table(results, cases))
+            write_section(args.output, "bench_german_grid", text)
+            print(text, flush=True)
 
 
 if __name__ == "__main__":
