@@ -282,8 +282,10 @@ def _run_certify(args) -> int:
     method = certify_method(inst, args.method, args.certificate)
     extra = ({"certificate": args.certificate, "backend": args.backend, "scheduler": args.scheduler,
               "gap_tol": args.gap_tol} if method == "bnb" else {})
-    if not 0.0 <= args.gap_tol < 1.0:
-        raise InputError(f"certify --gap-tol must be a number in [0, 1); got {args.gap_tol}")
+    from .exact.bnb import BranchAndBound
+    from .options import declared
+
+    declared(BranchAndBound)["gap_tol"].check("certify", "--gap-tol", args.gap_tol)   # whichever method auto picks
     if args.method == "enumerate" and args.gap_tol:
         raise InputError("--gap-tol needs --method bnb (or auto): enumeration is exact")
     if method != "bnb" and (args.backend != "loky" or args.scheduler):
