@@ -164,3 +164,30 @@ def test_the_certified_report_counts_the_polynomial_instances_at_the_paper_b_max
     assert "Polynomial kernels certified up to the paper's B_max: 3 of 4 (dataset, kernel, sense)" in text
     assert "bnb` (branch-and-bound, 60 s per run)" in text
     assert "Hours spent: 2.75 h by the exact units, 2.75 h by all units" in text   # 11 units x 900 s
+
+
+def test_an_answer_at_the_trivial_bound_certifies_its_B_where_the_exact_run_stopped():
+    """Paper sense, Remark 1: LS* attains -2C min(|I+|, |I-|) at B = 3 (certified by the package's own
+    re-evaluation) where bnb stopped at its time limit: B = 3 counts as certified, with the column "trivial
+    bound", no longer as open, and the quality tables take the best certified answer as the optimum."""
+    recs, units = _reach_records()
+    before = metrics.certification_reach(recs, units)[("german", "poly3", "paper")]
+    assert (before["reach"], before["stopped"]) == (2, {3: 0.4})
+    trivial = [record("ls*", 3, -1000.0, kernel="poly3", dataset="german", certified=True, degenerate=True),
+               record("acso*", 3, -999.9995, kernel="poly3", dataset="german", certified=True, degenerate=True),
+               record("rfe1", 3, -990.0, kernel="poly3", dataset="german")]
+    reach = metrics.certification_reach(recs + trivial, units)
+    p3 = reach[("german", "poly3", "paper")]
+    assert (p3["reach"], p3["certified"], p3["stopped"]) == (3, [1, 2, 3], {})
+    assert p3["methods"] == ["bnb", metrics.TRIVIAL_BOUND]
+    # where the exact run certified too, the column stays the exact method's
+    assert reach[("german", "poly2", "paper")]["methods"] == ["bnb"]
+    optima = metrics.certified_optima(recs + trivial)
+    assert optima[metrics.instance_key(trivial[0]["unit"])] == (-1000.0, True)    # the better of the two answers
+    poly3_b2 = next(r for r in recs if (r["unit"]["kernel"], r["unit"]["B"], r["unit"]["sense"]) == ("poly3", 2, "paper"))
+    assert optima[metrics.instance_key(poly3_b2["unit"])] == (-200.0, False)      # the exact record
+    rows = {r["key"][3]: r for r in metrics.certified_summary(recs + trivial)["rows"]
+            if r["key"][2] == "german" and r["key"][1] == "poly"}
+    assert rows["rfe1"]["gap"] == pytest.approx(1.0) and rows["acso*"]["n_reached"] == 1
+    # an uncertified answer certifies nothing
+    assert metrics.certification_reach(recs + trivial[2:], units)[("german", "poly3", "paper")]["reach"] == 2
