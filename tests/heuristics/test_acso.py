@@ -200,10 +200,13 @@ class _NoEarlyStop(ACSOStar):
         return super()._refit(run, subsets, alpha, None)
 
 
-def test_early_stops_change_no_decision(monkeypatch):
+@pytest.mark.parametrize("pool_size, opt_window", [(4, 2), (24, 3)])
+def test_early_stops_change_no_decision(monkeypatch, pool_size, opt_window):
     """ACSO* stops every re-fit once proven worse than the incumbent (and finishes it if it becomes the
     centre); the subset, the objective (bit for bit: an armed solve that completes takes the unarmed path),
-    the trace and the iteration count are those of the run without early stops, and some fits did stop early."""
+    the trace and the iteration count are those of the run without early stops, and some fits did stop early.
+    A pool of 24 is re-fitted in parts (OptWindow unarmed, then CHUNK at a time, each against a reference
+    taken anew), so the first iteration's re-fits stop early too."""
     import minlp_fs.heuristics.acso as acso_module
     stopped = []
     real = acso_module.refit
@@ -217,7 +220,7 @@ def test_early_stops_change_no_decision(monkeypatch):
     for seed, kernel, sense, B in itertools.product(range(3), ("poly2", "poly3"), ("paper", "fit"), (3, 4)):
         inst = instance(kernel, sense, B=B, seed=seed, n_noise=7)
         runs = [(r.features, r.objective, [(t.value, t.source) for t in r.trace], r.info["iterations"],
-                 r.info["stopped_by"]) for r in (cls(pool_size=4, opt_window=2).solve(inst)
+                 r.info["stopped_by"]) for r in (cls(pool_size=pool_size, opt_window=opt_window).solve(inst)
                                                  for cls in (ACSOStar, _NoEarlyStop))]
         assert runs[0] == runs[1], (seed, kernel, sense, B)
     assert any(stopped)
