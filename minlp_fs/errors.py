@@ -14,6 +14,11 @@ class InputError(MinlpFsError, ValueError):
     """Bad data or parameters: shape, NaN/inf, labels, B out of range, unknown kernel or dataset."""
 
 
+class NotConvergedError(InputError):
+    """An SVM dual (the alpha-subproblem) that no solver here brought to its KKT tolerance within its
+    iteration limit: a kernel matrix too ill-conditioned for the data's scale (the message says what to do)."""
+
+
 class UnavailableKind(str, Enum):
     """Why a solver cannot run here (the message gives the details and the fix)."""
 

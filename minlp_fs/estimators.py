@@ -10,11 +10,13 @@ chooses between the two selectors. The selectors and the warnings are re-exporte
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 from sklearn.utils.metaestimators import available_if
@@ -111,6 +113,10 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
         """Select ``n_features`` features of X, then train the SVC on them."""
         Xv, y = validate_data(self, X, y, ensure_min_samples=2)
         _check_targets(y)
+        k = self.n_features
+        if not (isinstance(k, str) and k == "auto") and (isinstance(k, (bool, np.bool_)) or
+                                                         not isinstance(k, numbers.Integral) or k < 1):
+            raise ValueError(f"n_features must be an integer >= 1 or 'auto'; got {k!r}")
         if not isinstance(self.probability, (bool, np.bool_)):
             raise ValueError(f"probability must be True or False; got {self.probability!r}")
         with warnings.catch_warnings():
@@ -150,7 +156,10 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
 
     def decision_function(self, X):
         """Signed distance to the separating surface; positive means ``classes_[1]``. Three or more
-        classes: ``SVC``'s (n_samples, n_classes) one-vs-rest shaped values, largest for the predicted class."""
+        classes: ``SVC``'s (n_samples, n_classes) one-vs-rest shaped values (its votes of the one-vs-one
+        machines plus their confidences); :meth:`predict` takes the vote, which gives a tie to the first of the
+        tied classes, so on a tied vote the largest value may belong to another class (``SVC`` with
+        ``break_ties=False``)."""
         Z = self._transform(X)
         return self.svc_.decision_function(Z)
 
@@ -167,18 +176,25 @@ class CardinalitySVC(ClassifierMixin, _CardinalityParams, BaseEstimator):
             raise AttributeError("predict_proba is not available when probability=False")
         return True
 
+    def _calibrator(self):
+        """The Platt calibrator, or SVC's NotFittedError when the fit was made with probability=False."""
+        check_is_fitted(self)
+        if not hasattr(self, "calibrator_"):
+            raise NotFittedError("predict_proba is not available: this CardinalitySVC was fitted with "
+                                 "probability=False; fit it again with probability=True")
+        return self.calibrator_
+
     @available_if(_check_proba)
     def predict_proba(self, X):
         """Platt-scaled probabilities of the classes, columns in the order of ``classes_`` (three or more:
         one sigmoid per class, one-vs-rest, normalised; ``CalibratedClassifierCV``'s multiclass rule)."""
-        Z = self._transform(X)
-        return self.calibrator_.predict_proba(Z)
+        calibrator = self._calibrator()
+        return calibrator.predict_proba(self._transform(X))
 
     @available_if(_check_proba)
     def predict_log_proba(self, X):
         """The logarithm of :meth:`predict_proba`."""
-        Z = self._transform(X)
-        return np.log(self.calibrator_.predict_proba(Z))
+        return np.log(self.predict_proba(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -64,9 +64,10 @@ from tqdm.auto import tqdm
 
 from . import large_m as large_mode
 from .alpha import AlphaSubproblem
+from .errors import plain
 from .selector import (
     _PARAMS_DOC, _SCALERS, KernelFeatureSelector, _all_features, _SupportSelector, _CardinalityParams, _check_params, _check_targets,
-    _instance, _method, _paper_sense_warning, _seed,
+    _TRIVIAL, _degenerate_warning, _instance, _method, _paper_sense_warning, _seed,
 )
 
 SELECT_RULES = ("best", "1se")
@@ -178,6 +179,12 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         The best mean score, or the smallest B within one standard error of it.
 """).replace("""    method : str, default="ls*"
 """, """    method : str, default="ls"
+""").replace("""    time_limit : float or None, default=None
+        Seconds, for methods with a ``time_limit`` option (an error for the others).
+""", """    time_limit : float or None, default=None
+        Seconds for each selection run (methods with a ``time_limit`` option; an error for the others). A fit
+        makes up to two runs per B of the grid, per (C, gamma) point and split, plus the final path's: the
+        whole fit may take that many times ``time_limit``.
 """).replace("""    verbose : int, default=0
         > 0 shows a progress bar of the selection (its incumbent's improvements; with
         ``n_features="auto"`` the cross-validated path); 0 is silent.
@@ -295,11 +302,18 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         if self.sense == "paper":
             _paper_sense_warning(self)
         splits = list(check_cv(self.cv, y, classifier=True).split(X, y))
+        for train, _ in splits:
+            if np.unique(y[train]).size < np.unique(y).size:
+                labels, counts = np.unique(y, return_counts=True)
+                raise ValueError(f"a training split of the cross-validation (cv={self.cv!r}) lacks a class: class "
+                                 f"{plain(labels[counts.argmin()])} has only {counts.min()} example(s) for "
+                                 f"{len(splits)} splits; give more examples of it or a smaller cv")
         scorer = check_scoring(self._svc(self.C, self.gamma), scoring=self.scoring)
         scores = np.empty((len(points), len(ks), len(splits)))
         objectives = np.empty_like(scores)
         times = np.empty((len(points), len(splits)))
-        bar = tqdm(total=(len(points) * len(splits) + 1) * 2 * len(ks), disable=not self.verbose,
+        n_steps = len({min(B, int(np.sum(np.ptp(X, axis=0) > 0))) for B in ks})   # B >= the columns: one step
+        bar = tqdm(total=(len(points) * len(splits) + 1) * 2 * n_steps, disable=not self.verbose,
                    desc=type(self).__name__, unit="path step")
         with bar:
             for p, (C, gamma) in enumerate(points):
@@ -311,7 +325,12 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
                     for b, B in enumerate(ks):
                         cols = _selected(varying, constant, path[B].features, B)
                         svc = self._svc(C, path[B].info["gamma"]).fit(X[train][:, cols], y[train])
-                        scores[p, b, s] = scorer(svc, X[test][:, cols], y[test])
+                        try:
+                            scores[p, b, s] = scorer(svc, X[test][:, cols], y[test])
+                        except AttributeError as exc:   # a scorer that needs what the SVC does not give
+                            raise ValueError(f"scoring={self.scoring!r} cannot score the SVCs of the "
+                                             f"cross-validation (they give decision_function and predict, "
+                                             f"no probabilities): {exc}") from None
                         objectives[p, b, s] = path[B].objective
             mean, std = scores.mean(axis=2), scores.std(axis=2)
             p, b = self._choose(mean, std, len(splits), ks)
@@ -325,6 +344,8 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
         self.path_ = path
         self.large_m_ = large_mode.use_large_m(self.large_m, self.large_m_rows, X.shape[0])
         self.result_ = self._exact(X, y, varying, path[B], C, gamma, seed) if self.large_m_ else path[B]
+        if self.result_.degenerate:
+            _degenerate_warning(self, _TRIVIAL)
         self.objective_ = float(self.result_.objective)
         self.selected_features_ = _selected(varying, constant, path[B].features, B)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
@@ -373,7 +394,16 @@ class KernelFeatureSelectorCV(_SupportSelector, _CardinalityParams, BaseEstimato
 
 def plot_cv_results(selector, ax=None):
     """Mean CV score (+- one std over the splits) against n_features, one line per (C, gamma) point,
-    with the chosen n_features marked. Needs matplotlib (the ``plots`` extra). Returns the Axes."""
+    with the chosen n_features marked. ``selector``: a fitted :class:`KernelFeatureSelectorCV`, or a fitted
+    ``CardinalitySVC(n_features="auto")`` (its ``selector_``). Needs matplotlib (the ``plots`` extra).
+    Returns the Axes."""
+    if hasattr(selector, "selector_"):
+        selector = selector.selector_
+    elif not isinstance(selector, KernelFeatureSelectorCV):
+        check_is_fitted(selector)    # an estimator not fitted yet says so first
+    if not isinstance(selector, KernelFeatureSelectorCV):
+        raise TypeError("plot_cv_results plots a KernelFeatureSelectorCV or a CardinalitySVC(n_features='auto'); "
+                        f"got {type(selector).__name__}")
     check_is_fitted(selector, "cv_results_")
     try:
         import matplotlib.pyplot as plt

@@ -159,6 +159,8 @@ def _check_params(est) -> None:
     if isinstance(g, str) and g not in GAMMA_RULES or isinstance(g, bool) or \
             not isinstance(g, (str, numbers.Real)):
         raise ValueError(f"gamma must be a number > 0, 'scale' or 'auto'; got {g!r}")
+    if not isinstance(est.verbose, (numbers.Integral, np.bool_)) or est.verbose < 0:
+        raise ValueError(f"verbose must be an integer >= 0 or a bool; got {est.verbose!r}")
     if est.method_params is not None and not isinstance(est.method_params, dict):
         raise ValueError(f"method_params must be a dict of method options or None; got {est.method_params!r}")
 
@@ -169,6 +171,8 @@ def _seed(est) -> int:
     rs = est.random_state
     if rs is None:
         return 0
+    if isinstance(rs, numbers.Integral) and not 0 <= rs <= np.iinfo(np.uint32).max:
+        raise ValueError(f"random_state must be None, an integer in [0, 2**32 - 1] or a RandomState; got {rs!r}")
     return int(rs) if isinstance(rs, numbers.Integral) else int(check_random_state(rs).randint(np.iinfo(np.int32).max))
 
 

@@ -264,6 +264,29 @@ def test_an_smo_solve_at_its_iteration_limit_is_never_taken_as_exact(small_poly_
     assert not smo_solve(inst.gram(subset), inst.y, inst.C).hit_iteration_limit
 
 
+def test_an_svm_dual_no_solver_converges_on_is_a_clear_error_not_an_answer(small_poly_instance, monkeypatch):
+    """Raw (unscaled) columns make kernels of 1e10 and more: libsvm then runs to its iteration limit, which is
+    an error naming the fix (scale the features), never an alpha, and never unbounded (review of the eighth
+    session: CardinalitySVC(scaling='none') on raw breast-cancer data did not return)."""
+    from functools import partial
+
+    from minlp_fs.alpha import oracle as oracle_module
+    from minlp_fs.errors import NotConvergedError
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 4000, size=(80, 3))
+    y = np.where(rng.uniform(size=80) < 0.4, 1.0, -1.0)
+    K = (0.1 * X @ X.T + 1.0) ** 3
+    with pytest.raises(NotConvergedError, match="did not converge within 1,000 libsvm iterations.*Scale the features"):
+        libsvm_solve(K, y, 10.0, max_iter=1000)
+    # the oracle's fallback after SMO's own limit reports it the same way
+    inst = small_poly_instance
+    monkeypatch.setattr(oracle_module, "smo_solve", partial(oracle_module.smo_solve, max_iter=2))
+    monkeypatch.setattr(oracle_module, "libsvm_solve", partial(oracle_module.libsvm_solve, max_iter=2))
+    with pytest.raises(NotConvergedError):
+        AlphaSubproblem(inst).solve(tuple(range(inst.B)))
+
+
 def kkt_violation(alpha, K, y, C):
     """m(alpha) - M(alpha): max over I_up of -y grad minus min over I_low of -y grad (grad = Q alpha - e)."""
     minus_yg = -y * (y * (K @ (alpha * y)) - 1.0)

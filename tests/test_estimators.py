@@ -201,8 +201,12 @@ def test_method_options_pass_through(synthetic):
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"n_features": 0}, "n_features must be an integer >= 1"),
-    ({"n_features": 2.5}, "n_features must be an integer >= 1"),
+    ({"n_features": 0}, "n_features must be an integer >= 1 or 'auto'"),
+    ({"n_features": 2.5}, "n_features must be an integer >= 1 or 'auto'"),
+    ({"n_features": "all"}, "n_features must be an integer >= 1 or 'auto'; got 'all'"),
+    ({"random_state": -1}, r"random_state must be None, an integer in \[0, 2\*\*32 - 1\]"),
+    ({"method": "acso", "random_state": -1}, r"random_state must be None, an integer in \[0, 2\*\*32 - 1\]"),
+    ({"verbose": "loud"}, "verbose must be an integer >= 0 or a bool"),
     ({"kernel": "linear"}, "kernel must be one of poly, rbf"),
     ({"gamma": "often"}, "gamma must be a number > 0, 'scale' or 'auto'"),
     ({"gamma": -1.0}, "gamma must be a finite number > 0"),
@@ -247,6 +251,12 @@ def test_predict_proba_platt_scaling(synthetic):
     np.testing.assert_array_equal(again.predict_proba(X), proba)
     plain = CardinalitySVC(2, method=FAST, gamma=1.0).fit(X, labels)
     assert not hasattr(plain, "predict_proba") and not hasattr(plain, "calibrator_")
+    from sklearn.exceptions import NotFittedError
+    plain.set_params(probability=True)       # asked after a fit without it: SVC's NotFittedError, not a missing attribute
+    for method in (plain.predict_proba, plain.predict_log_proba):
+        with pytest.raises(NotFittedError, match="fitted with probability=False; fit it again"):
+            method(X)
+    plain.set_params(probability=False)
     np.testing.assert_array_equal(plain.decision_function(X), clf.decision_function(X))
     assert clf.svc_ is clf.calibrator_.calibrated_classifiers_[0].estimator   # one SVC on all rows, not two
     with pytest.raises(ValueError, match="probability must be True or False"):

@@ -206,6 +206,9 @@ def test_plot_cv_results(synthetic):
     ({"gammas": ["often"]}, "gamma must be a number > 0, 'scale' or 'auto'"),
     ({"Cs": [-1.0]}, "C must be a finite number > 0"),
     ({"kernel": "linear"}, "kernel must be one of poly, rbf"),
+    ({"verbose": "loud"}, "verbose must be an integer >= 0 or a bool"),
+    ({"random_state": -1}, r"random_state must be None, an integer in \[0, 2\*\*32 - 1\]"),
+    ({"scoring": "neg_log_loss"}, "scoring='neg_log_loss' cannot score the SVCs of the cross-validation"),
 ])
 def test_bad_parameters_raise_value_error(synthetic, params, match):
     X, y = synthetic
@@ -237,3 +240,34 @@ def test_docstrings_describe_each_estimators_own_parameters():
     assert "n_features : None, int or sequence of int" in doc and "B, the exact number" not in doc
     assert doc.count("verbose : int") == 1 and "one per grid point and split" in doc
     assert 'n_features : int or "auto"' in CardinalitySVC.__doc__ and "probability : bool" in CardinalitySVC.__doc__
+
+
+def test_review_findings_of_the_eighth_session(synthetic):
+    """A degenerate CV fit warns as the single selector does; a class too small for the folds is named (not
+    "a single class"); the plot takes a CardinalitySVC(n_features="auto") and refuses other estimators;
+    the progress bar's total counts the B that run (B at or above the columns: one)."""
+    from minlp_fs import DegenerateSelectionWarning
+    X, y = synthetic
+    with pytest.warns(DegenerateSelectionWarning, match="trivial bound"):
+        KernelFeatureSelectorCV([1], cv=2, method=FAST, sense="paper", C=1e-4).fit(X, y)
+    rare = y.copy()
+    rare[:] = -1
+    rare[:1] = 1
+    with pytest.raises(ValueError, match=r"lacks a class: class 1 has only 1 example\(s\) for 5 splits"):
+        CardinalitySVC("auto", method=FAST).fit(X, rare)
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+    ax = plot_cv_results(CardinalitySVC("auto", method=FAST).fit(X, y))
+    assert ax.get_xlabel() == "number of features selected"
+    matplotlib.pyplot.close(ax.figure)
+    with pytest.raises(Exception, match="not fitted"):
+        plot_cv_results(CardinalitySVC("auto", method=FAST))
+    with pytest.raises(TypeError, match="plots a KernelFeatureSelectorCV"):
+        plot_cv_results(KernelFeatureSelector(2, method=FAST).fit(X, y))
+
+
+def test_progress_total_counts_the_bs_that_run(synthetic, capsys):
+    X, y = synthetic
+    KernelFeatureSelectorCV([1, X.shape[1], X.shape[1] + 3], cv=2, method=FAST, verbose=1).fit(X, y)
+    assert "12/12" in capsys.readouterr().err          # (2 splits + 1) x 2 passes x 2 distinct B
