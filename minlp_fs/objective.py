@@ -63,16 +63,23 @@ def check_kernel_range(kernel, X: np.ndarray, C: float, where: str = "the data")
     m C max|K| bounds every entry of SMO's gradient Q alpha - e (alpha in [0, C]^m), so when it is
     finite no kernel entry or gradient of any subset can overflow; the optimum g itself lies in
     [-2C min(|I+|, |I-|), 0] (Remark 1), and :func:`dual_objective` refuses any other value that overflows.
+    When that bound times the machine epsilon exceeds 1, the rounding of the gradient can exceed its constant
+    part e itself, and no KKT condition is meaningful (C = 1e300 made SMO run to its iteration limit): an
+    :class:`InputError` too.
     """
     bound = kernel_range(kernel, X)
     m = X.shape[0]
+    p = kernel.params()
+    shown = ", ".join(f"{k}={plain(v)}" for k, v in p.items() if k != "name")
     if not np.isfinite(bound) or not np.isfinite(m * C * bound):
-        p = kernel.params()
-        shown = ", ".join(f"{k}={plain(v)}" for k, v in p.items() if k != "name")
         what = "overflow to inf" if not np.isfinite(bound) else f"reach {bound:.3g}, and m*C times that overflows"
         raise NonFiniteError(f"kernel values on {where} {what} ({p['name']}: {shown}; C={plain(C)}, m={m}): "
                              "no result would be meaningful; lower gamma or C, or scale the data "
                              "(--scaling minmax or standard)")
+    if m * C * bound * np.finfo(float).eps > 1.0:
+        raise InputError(f"C={plain(C)} is too large for double precision on {where} ({p['name']}: {shown}, m={m}): "
+                         f"the SVM dual's gradient reaches m*C*max|K| = {m * C * bound:.3g}, whose rounding exceeds "
+                         "its constant part; lower C or gamma, or scale the data (--scaling minmax or standard)")
     return bound
 
 

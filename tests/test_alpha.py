@@ -430,3 +430,19 @@ def test_an_early_stop_that_does_not_fire_leaves_smos_path_unchanged(kernel, gro
         armed = smo_solve(swap, y, C, alpha0=start, tol=1e-7, groups=groups, **kw)
         assert not armed.stopped_early and armed.iterations == plain.iterations, kw
         np.testing.assert_array_equal(armed.alpha, plain.alpha)
+
+
+def test_a_value_outside_the_range_of_every_optimum_is_an_error_and_an_absurd_C_is_refused():
+    """g(S) lies in [-2C min(|I+|, |I-|), 0] (Remark 1). At C = 1e10 on 50 rows of BCD the solves lose their
+    precision and returned f = +1.2e12 as an exact value (review of the eighth session): now a
+    NotConvergedError naming C. At C = 1e300 the gradient's rounding exceeds its constant part: refused when
+    the instance is made, instead of SMO running to its iteration limit."""
+    from minlp_fs.errors import NotConvergedError
+    bcd = load_dataset("bcd")
+    inst = make_instance(bcd.X, bcd.y, B=2, C=1e10, m=50)
+    with pytest.raises(NotConvergedError, match=r"outside \[-3\.8e\+11, 0\].*lower C"):
+        AlphaSubproblem(inst).solve((5, 19))
+    fit = AlphaSubproblem(make_instance(bcd.X, bcd.y, B=2, C=10.0, m=50)).solve((5, 19))
+    assert inst.trivial_bound / 1e9 <= fit.value <= 0
+    with pytest.raises(InputError, match="C=1e\\+300 is too large for double precision"):
+        make_instance(bcd.X, bcd.y, B=2, C=1e300, m=50)

@@ -295,3 +295,12 @@ def test_method_none_is_the_selectors_own_default(synthetic):
     assert auto.get_params()["method"] is None
     assert auto.fit(X, y).selector_.method == "ls" and auto.result_.method == "ls"
     assert CardinalitySVC("auto", method="rfe1").fit(X, y).selector_.method == "rfe1"
+
+
+def test_raw_unscaled_data_with_scaling_none_is_refused_at_once():
+    """Raw breast-cancer columns (up to about 4,000) make poly3 kernels near 1e19: with scaling='none' the
+    fit ran for minutes in libsvm (review of the eighth session); now one InputError up front."""
+    from sklearn.datasets import load_breast_cancer
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.raises(ValueError, match="too large for double precision.*scale the data"):
+        CardinalitySVC(n_features=3, scaling="none", method=FAST).fit(X, y)

@@ -267,11 +267,16 @@ def test_finite_kernel_values_whose_gradients_overflow_are_an_error():
 
 def test_with_params_checks_the_new_kernel_and_C():
     X, y = _data()
-    inst = make_instance(X, y, B=2, kernel="poly5", gamma=1e50)
+    inst = make_instance(X, y, B=2, kernel="poly5")
     with pytest.raises(InputError, match="overflow to inf"):
         inst.with_params(kernel=PolynomialKernel(degree=5, gamma=1e70))
     with pytest.raises(InputError, match=r"m\*C times that overflows"):
+        inst.with_params(C=1e308)
+    # finite, but the gradient's rounding would exceed its constant part (m C max|K| eps > 1)
+    with pytest.raises(InputError, match=r"C=1e\+300 is too large for double precision"):
         inst.with_params(C=1e300)
+    with pytest.raises(InputError, match=r"C=10 is too large for double precision"):
+        make_instance(X, y, B=2, kernel="poly5", gamma=1e50)
 
 
 def test_scaling_that_overflows_is_an_error():

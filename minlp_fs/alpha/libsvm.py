@@ -5,9 +5,10 @@ import numpy as np
 
 from ..errors import NotConvergedError, plain
 
-#: libsvm's iteration limit (SMO's default, :func:`~minlp_fs.alpha.smo.smo_solve`): without one, libsvm runs
-#: unbounded on kernels far out of scale (raw BCD, poly3: diagonal entries near 1e19), and no time limit holds
-MAX_ITER = 10_000_000
+#: libsvm's iteration limit: a last guard against a solve that never ends (instances refuse kernels far out of
+#: scale up front, objective.check_kernel_range); ten times SMO's default, since libsvm needed 3.4e7 iterations
+#: on a degenerate 58-row dual of duplicated rows (tests/test_alpha.py, duplicated_problem(347, 58, "poly2"))
+MAX_ITER = 100_000_000
 
 
 def libsvm_solve(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-7, max_iter: int = MAX_ITER) -> np.ndarray:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, NotConvergedError, plain
 from ..objective import NonFiniteError, dual_objective
 from ..options import check_value
 from .libsvm import libsvm_solve
@@ -20,6 +20,8 @@ from .neighbours import GaussianTables, NeighbourGrams
 from .smo import GROUP_SHARE, duplicate_groups, feasible_start, smo_solve
 
 BACKENDS = ("smo", "libsvm")
+#: relative slack (of the trivial bound) of the range check of every exact value (AlphaSubproblem._check_range)
+RANGE_RTOL = 1e-9
 #: KKT tolerance (max violation m(a) - M(a)). Measured against solves at 1e-9 on the nine datasets x
 #: four kernels: worst relative value error 1.4e-7 at 1e-5 (1.2e-6 at 1e-4), so 1e-5 meets the 1e-6
 #: accuracy the package promises while taking 2-4x fewer SMO iterations than 1e-6 on hard duals.
@@ -150,6 +152,8 @@ class AlphaSubproblem:
         # an exact value by the one objective; a fit stopped early keeps SMO's tracked f(alpha), a
         # bound that no method reports (saves an O(m^2) product on every pruned candidate)
         value = dual_objective(alpha, K, self.instance.y) if exact else stats["value"]
+        if exact:
+            self._check_range(key, value)
         fit = Fit(key, value, alpha, exact)
         if self._cache is not None:
             if exact:
@@ -160,6 +164,17 @@ class AlphaSubproblem:
                     if key not in self._worse or self._worse[key][0] < proven:
                         self._worse[key] = (proven, fit)
         return fit
+
+    def _check_range(self, key: tuple, value: float) -> None:
+        """g(S) lies in [-2C min(|I+|, |I-|), 0] (Remark 1; alpha = 0 is feasible with f = 0): an exact value
+        outside it by more than RANGE_RTOL of the trivial bound is a solve that lost its precision (C far too
+        large for the data's scale), never an answer (a NotConvergedError naming C)."""
+        low = self.instance.trivial_bound
+        slack = RANGE_RTOL * abs(low)
+        if not low - slack <= value <= slack:
+            raise NotConvergedError(
+                f"the SVM dual of features {list(key)} gave f = {value:.6g}, outside [{low:.6g}, 0] where every "
+                f"optimum lies (Remark 1): the solve lost its precision at C={plain(self.instance.C)}; lower C")
 
     def groups(self, key: tuple) -> tuple | None:
         """:func:`~minlp_fs.alpha.smo.duplicate_groups` of the subset's rows when SMO would solve over them
