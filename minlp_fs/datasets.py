@@ -90,11 +90,7 @@ def read_csv(path: "str | Path", name: str | None = None, label: str | None = No
     for i, (line, r) in enumerate(body):
         for k, j in enumerate(features):
             X[i, k] = _number(path, line, header[j], r[j])
-    labels = [r[j_label].strip() for _, r in body]
-    try:
-        values = np.array([_number(path, line, header[j_label], v) for (line, _), v in zip(body, labels)])
-    except InputError:  # labels that are not all numbers are class names
-        values = np.array(labels)
+    values = _labels(path, header[j_label], [(line, r[j_label].strip()) for line, r in body])
     classes = np.unique(values)
     if classes.size < 2:
         raise InputError(f"{path}: the label column {header[j_label]!r} has a single value ({plain(classes[0])}); "
@@ -157,6 +153,33 @@ def _label_column(path: Path, header: list, label: str | None) -> int:
 
 def _listed(names: list) -> str:
     return ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
+
+
+#: label texts that mean a missing value (case-insensitive), never a class name
+MISSING_LABELS = frozenset({"", "na", "n/a", "nan", "null", "none", "?"})
+
+
+def _labels(path: Path, column: str, fields: list) -> np.ndarray:
+    """The label column from its (line, text) fields: all numbers (finite) or all class names; a missing
+    label, a non-finite number, or a column mixing numbers and names (where "1" and "1.0" would be two
+    classes) is an InputError naming the line."""
+    numeric = {}
+    for line, text in fields:
+        if text.lower() in MISSING_LABELS:
+            raise InputError(f"{path}, line {line}, column {column!r}: the label {text!r} is missing "
+                             "(every row needs a class label)")
+        try:
+            numeric[line] = float(text)
+        except ValueError:
+            continue
+        if not np.isfinite(numeric[line]):
+            raise InputError(f"{path}, line {line}, column {column!r}: the label {text!r} is not a finite number")
+    if numeric and len(numeric) < len(fields):
+        number = next(f for f in fields if f[0] in numeric)
+        name = next(f for f in fields if f[0] not in numeric)
+        raise InputError(f"{path}: the label column {column!r} mixes numbers ({number[1]!r}, line {number[0]}) "
+                         f"and names ({name[1]!r}, line {name[0]}); use one kind for every row")
+    return np.array([numeric[line] for line, _ in fields]) if numeric else np.array([t for _, t in fields])
 
 
 def _number(path: Path, line: int, column: str, text: str) -> float:

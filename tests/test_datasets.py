@@ -192,7 +192,12 @@ def test_three_class_names_stay_labels(tmp_path):
     ("a,y\n1,1\n2,1\n3,1\n", "the label column 'y' has a single value (1); it needs at least two classes"),
     ("y\n1\n-1\n", "no feature columns besides the label column 'y'"),
     ("a,y\n1,1\n\n\nnan,-1\n", "line 5, column 'a': 'nan' is not a finite number"),
-    ("a,y\n1,1\n\n\n2,x\n", None),  # string labels: two values, 1 and x, both strings
+    ("a,y\n1,1\n\n\n2,x\n", "the label column 'y' mixes numbers ('1', line 2) and names ('x', line 5)"),
+    ("a,y\n1,a\n2,b\n", None),  # string labels: two names
+    ("a,y\n1,1\n2,-1\n3,NA\n", "line 4, column 'y': the label 'NA' is missing"),
+    ("a,y\n1,1\n2,-1\n3,\n", "line 4, column 'y': the label '' is missing"),
+    ("a,y\n1,1\n2,-1\n3,inf\n", "line 4, column 'y': the label 'inf' is not a finite number"),
+    ("a,y\n1,1\n2,-1\n3,1.0\n4,?\n", "line 5, column 'y': the label '?' is missing"),
     ("a,y\n\"1\n2\",1\n3,-1\n", "line 2, column 'a': '1\\n2' is not a number"),
 ])
 def test_header_and_label_checks(tmp_path, text, message):
