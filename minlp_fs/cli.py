@@ -272,7 +272,6 @@ def _run_solve(args, dests) -> int:
 
 
 def _run_certify(args) -> int:
-    from .alpha import DEFAULT_TOL
     from .api import solve
     from .exact.cli import certify_method
     from .workers import cap_jobs
@@ -292,12 +291,11 @@ def _run_certify(args) -> int:
         raise InputError("--backend/--scheduler need --method bnb (enumeration runs loky processes)")
     result = solve(inst, method=method, n_jobs=jobs, time_limit=args.time_limit,
                    progress=not args.no_progress, **extra)
-    if result.certified:  # what "optimal" means: every g and bound to the alpha-subproblem's KKT tolerance
-        result.info.setdefault("tolerance", {"kkt": DEFAULT_TOL})
+    if result.certified and "kkt" in result.info["tolerance"]:  # the Result states it; here, how it was proven
         how = (f"over all {result.info.get('n_subsets')} subsets" if method == "enumerate"
                else "by branch-and-bound (every bound proven, see `minlp-fs verify`)")
-        result.message = result.message or (f"optimal {how}, each SVM dual solved to KKT tolerance "
-                                            f"{DEFAULT_TOL:g} (value accuracy: benchmarks/RESULTS.md)")
+        result.message = (f"optimal {how}, each SVM dual solved to KKT tolerance "
+                          f"{result.info['tolerance']['kkt']:g} (value accuracy: benchmarks/RESULTS.md)")
     _emit(args, result, inst)
     return _STATUS_EXIT[result.status]
 

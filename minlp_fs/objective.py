@@ -94,7 +94,11 @@ def trivial_bound(y: np.ndarray, C: float) -> float:
     return -2.0 * C * min(n_pos, y.size - n_pos)
 
 
-def attains_trivial_bound(value: float, y: np.ndarray, C: float, rtol: float = 1e-6,
+#: relative tolerance to which a value attaining the trivial bound is optimal (the accuracy of every value)
+TRIVIAL_RTOL = 1e-6
+
+
+def attains_trivial_bound(value: float, y: np.ndarray, C: float, rtol: float = TRIVIAL_RTOL,
                           bound: float | None = None) -> bool:
     """True when ``value`` equals the trivial bound to relative tolerance ``rtol`` (``bound``: it precomputed)."""
     bound = trivial_bound(y, C) if bound is None else bound

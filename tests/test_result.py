@@ -95,3 +95,22 @@ def test_empty_incumbent():
     r = Incumbent(instance()).result("ls", "interrupted", n_svm_solves=0)
     assert r.objective is None and r.features == [] and not r.degenerate and not r.ok
     assert json.loads(r.to_json())["objective"] is None
+
+
+def test_every_certified_result_states_its_tolerance():
+    """A certified claim states its tolerance, whichever route made it (review of the eighth session: only
+    `minlp-fs certify` added it): the KKT tolerance of an exact method's solves, or the trivial bound's."""
+    from minlp_fs import solve
+    from minlp_fs.datasets import make_synthetic
+    from minlp_fs.instance import make_instance
+    from minlp_fs.objective import TRIVIAL_RTOL
+
+    d = make_synthetic(m=40, seed=3)
+    inst = make_instance(d.X, d.y, B=2, kernel="poly2")
+    for method in ("enumerate", "bnb"):
+        r = solve(inst, method)
+        assert r.certified and r.info["tolerance"] == {"kkt": 1e-5} and "KKT tolerance 1e-05" in r.message
+    r = solve(inst, "ls")
+    assert not r.certified and "tolerance" not in r.info
+    trivial = solve(make_instance(d.X, d.y, B=1, kernel="poly2", C=1e-4), "ls")
+    assert trivial.certified and trivial.info["tolerance"] == {"trivial_bound_rtol": TRIVIAL_RTOL}
