@@ -16,6 +16,8 @@ C(n, B) <= ``max_subsets``. The gap is 100 sign (g(S) - g*) / |g*| (section 5.1.
 """
 from __future__ import annotations
 
+import json
+
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -67,6 +69,7 @@ def read_gdx(instance, gdx_path, gms_path=None) -> tuple:
     """
     from .models.export import gms_symbol_table
     from .models.dfs_svm import solution_from_values
+    from .models.provenance import read_gms_provenance
 
     gdx_path = Path(gdx_path)
     gms_path = Path(gms_path) if gms_path is not None else gdx_path.with_suffix(".gms")
@@ -75,6 +78,7 @@ def read_gdx(instance, gdx_path, gms_path=None) -> tuple:
             raise InputError(f"{what} {path} does not exist")
     table = gms_symbol_table(gms_path)
     _check_beta_count(instance, [name for _, name in table], gms_path)
+    _check_provenance(instance, read_gms_provenance(gms_path), gms_path)
     try:
         import gamspy_base
         from gams import transfer as gt
@@ -106,7 +110,38 @@ def read_sol(instance, sol_path, col_path=None) -> tuple:
         if not path.is_file():
             raise InputError(f"{what} {path} does not exist")
     _check_beta_count(instance, col_path.read_text().split(), col_path)
+    sidecar = sol_path.with_suffix(".json")
+    if sidecar.is_file():
+        try:
+            info = json.loads(sidecar.read_text())
+        except ValueError:
+            raise InputError(f"{sidecar} (the model's provenance) is not valid JSON") from None
+        _check_provenance(instance, info if isinstance(info, dict) else {}, sidecar)
     return read_ampl(instance, sol_path, col_path)
+
+
+#: what the provenance of an exported model must agree on with the instance a solution is valued on
+_PROVENANCE_KEYS = ("m", "n", "B", "C", "sense", "kernel")
+
+
+def _check_provenance(instance, info: dict, path) -> None:
+    """The solution's model was exported for this instance: m, n, B, C, sense and kernel as the file's
+    provenance records them (keys it lacks are not checked), or an InputError listing each difference."""
+    ours = {"m": instance.m, "n": instance.n, "B": instance.B, "C": instance.C, "sense": instance.sense,
+            "kernel": instance.kernel.params()}
+    diff = [f"{k} {info[k]!r} there, {ours[k]!r} here" for k in _PROVENANCE_KEYS
+            if k in info and not _same(info[k], ours[k])]
+    if diff:
+        raise InputError(f"{path} records a model of another instance ({'; '.join(diff)}): give the instance "
+                         "flags used for the export" + (f" ({info['regenerate']})" if "regenerate" in info else ""))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return a == b or abs(a - b) <= 1e-12 * max(abs(a), abs(b))
+    return a == b
 
 
 def _check_beta_count(instance, names, path) -> None:

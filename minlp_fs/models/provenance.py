@@ -83,3 +83,32 @@ def comment_lines(info: dict, width: int = 100) -> list:
             lead, text = "    ", text[cut + 1:]
         out.append(lead + text)
     return out
+
+
+def read_gms_provenance(path) -> dict:
+    """The provenance a ``.gms`` written by :func:`~minlp_fs.models.export.gms_text` holds in its header comment
+    (the ``key: value`` lines of :func:`comment_lines`, wrapped values joined; values that are not JSON kept
+    as text); {} for a file without one."""
+    info, key, text = {}, None, ""
+
+    def flush():
+        if key is not None:
+            try:
+                info[key] = json.loads(text)
+            except ValueError:
+                info[key] = text
+
+    with open(path) as fh:
+        for line in fh:
+            if not line.startswith("*"):
+                break
+            body = line[1:].rstrip("\n")
+            if body.strip() == "Symbols:":
+                break
+            if body.startswith("        ") and key is not None:      # a wrapped value's next part
+                text += " " + body.strip()
+            elif body.startswith("    ") and ": " in body:
+                flush()
+                key, text = body.strip().split(": ", 1)
+    flush()
+    return info
