@@ -180,7 +180,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     cp.add_argument("--kernel", default="poly2", help="kernel, or a list for a grid: poly2,rbf (default: poly2)")
     cp.add_argument("--methods", required=True, help="comma-separated method names, e.g. ls*,acso*,scip,enumerate")
     cp.add_argument("--time-limit", type=float, default=None, help="seconds, for each method that has a limit")
-    cp.add_argument("--plot", help="PNG file: incumbent (and bound) over time per method")
+    cp.add_argument("--plot", help="image file: incumbent (and bound) over time per method; its suffix names the "
+                                   "format (.png, .pdf, .svg, ...; .png added when there is none)")
     _solver_option_flag(cp)
     sub.add_parser("datasets", help="list the paper's datasets")
     add_bench_parser(sub)
@@ -278,6 +279,8 @@ def _run_certify(args) -> int:
     from .workers import cap_jobs
 
     jobs = cap_jobs(args.jobs, "certify --jobs")
+    if args.certificate is not None:
+        output_file(args.certificate, "--certificate")
     inst = _instance(args)
     method = certify_method(inst, args.method, args.certificate)
     extra = ({"certificate": args.certificate, "backend": args.backend, "scheduler": args.scheduler,
@@ -290,8 +293,10 @@ def _run_certify(args) -> int:
         raise InputError("--gap-tol needs --method bnb (or auto): enumeration is exact")
     if method != "bnb" and (args.backend != "loky" or args.scheduler):
         raise InputError("--backend/--scheduler need --method bnb (enumeration runs loky processes)")
-    result = solve(inst, method=method, n_jobs=jobs, time_limit=args.time_limit,
-                   progress=not args.no_progress, **extra)
+    with warnings.catch_warnings():   # a certificate that could not be written is an error line after the answer
+        warnings.filterwarnings("ignore", message="cannot write the certificate", category=RuntimeWarning)
+        result = solve(inst, method=method, n_jobs=jobs, time_limit=args.time_limit,
+                       progress=not args.no_progress, **extra)
     if result.certified:  # what "optimal" means: every g and bound to the alpha-subproblem's KKT tolerance
         result.info.setdefault("tolerance", {"kkt": DEFAULT_TOL})
         how = (f"over all {result.info.get('n_subsets')} subsets" if method == "enumerate"
@@ -299,6 +304,8 @@ def _run_certify(args) -> int:
         result.message = result.message or (f"optimal {how}, each SVM dual solved to KKT tolerance "
                                             f"{DEFAULT_TOL:g} (value accuracy: benchmarks/RESULTS.md)")
     _emit(args, result, inst)
+    if "certificate_error" in result.info:
+        raise InputError(result.info["certificate_error"])
     return _STATUS_EXIT[result.status]
 
 
@@ -333,9 +340,38 @@ def _run_methods(args) -> int:
     return 0
 
 
+def output_file(path, flag: str):
+    """Check, before any long work, that ``flag``'s file ``path`` can be written: it is not a folder, its
+    folder exists, and a file can be opened there for writing (tried: permissions, read-only and special
+    file systems). Returns it as a Path; an InputError naming the flag and the path otherwise. An existing
+    file is left as it is; a file the check had to create is removed again."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{flag} {path} is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise InputError(f"{flag}: cannot write {path}: folder {path.parent} does not exist")
+    existed = path.exists()
+    try:
+        with open(path, "a"):
+            pass
+        if not existed:
+            os.unlink(path)
+    except OSError as exc:
+        raise InputError(f"{flag}: cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def write_error(exc: OSError, path) -> InputError:
+    """The one-line error of a write that failed after the checks of :func:`output_file` (disk full, ...)."""
+    return InputError(f"cannot write {exc.filename or path}: {exc.strerror or exc}")
+
+
 def _export_target(fmt: str, out: str):
-    """The file ``--out`` names for ``--format``: its suffix must be the format's (added when missing),
-    it is not a folder, and its folder exists."""
+    """The file ``--out`` names for ``--format``: its suffix must be the format's (in any case; added when
+    missing), and :func:`output_file` can write it."""
     from pathlib import Path
 
     path = Path(out)
@@ -347,10 +383,7 @@ def _export_target(fmt: str, out: str):
                          f"--out {out} ends in {path.suffix} but --format {fmt} writes a .{fmt} file")
     if not path.suffix:
         path = path.with_name(path.name + f".{fmt}")
-    folder = path.parent
-    if not folder.is_dir():
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
-    return path
+    return output_file(path, "--out")
 
 
 def _run_export(args) -> int:
@@ -364,7 +397,7 @@ def _run_export(args) -> int:
     try:
         paths = export(inst, args.format, target, start=start, source=source)
     except OSError as exc:
-        raise InputError(f"cannot write {exc.filename or target}: {exc.strerror or exc}") from None
+        raise write_error(exc, target) from None
     for path in paths:
         print(path)
     return 0
@@ -402,16 +435,22 @@ def _run_evaluate(args) -> int:
 
 
 def _run_compare(args) -> int:
-    from .compare import compare_grid, format_table, parse_list, plot
+    from .compare import compare_grid, format_table, parse_list, plot, plot_file
 
+    target = output_file(plot_file(args.plot), "--plot") if args.plot else None
     grid = {"B": None if args.B is None else parse_list(args.B, int, "--B"),
             "kernel": parse_list(args.kernel, str, "--kernel")}
     rows = compare_grid(lambda **p: _instance(argparse.Namespace(**{**vars(args), **p})),
                         parse_list(args.methods, str, "--methods"), grid, args.time_limit, args.seed,
                         _solver_options(args))
-    if args.plot:
-        plot(rows, args.plot)
-    print(json.dumps([r.to_dict() for r in rows]) if args.json else format_table(rows).rstrip())
+    print(json.dumps([r.to_dict() for r in rows]) if args.json else format_table(rows).rstrip(), flush=True)
+    if rows[-1].result.status == "interrupted":
+        print(f"minlp-fs: interrupted during {rows[-1].method}: the comparison stopped there", file=sys.stderr)
+    if target is not None:
+        try:
+            plot(rows, target)
+        except OSError as exc:
+            raise write_error(exc, target) from None
     return max(_STATUS_EXIT[r.result.status] for r in rows)  # the most severe row's status (README table)
 
 

@@ -44,12 +44,18 @@ def add_verify_parser(sub) -> None:
 
 
 def run_verify(args) -> int:
+    from ..cli import output_file, write_error
     from ..workers import cap_jobs
 
     jobs = cap_jobs(args.jobs, "verify --jobs")
+    if args.graphml:
+        output_file(args.graphml, "--graphml")
     doc = load(args.file)
     if args.graphml:
-        write_graphml(doc, args.graphml)
+        try:
+            write_graphml(doc, args.graphml)
+        except OSError as exc:
+            raise write_error(exc, args.graphml) from None
     if not 0.0 <= args.max_gap < 1.0:
         raise InputError(f"verify --max-gap must be a number in [0, 1); got {args.max_gap}")
     verdict = verify(doc, jobs=jobs, max_gap=args.max_gap)
