@@ -148,7 +148,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     sv.add_argument("--json", action="store_true")
     mt = sub.add_parser("methods", help="list the methods with their options, defaults and meaning")
     mt.add_argument("--json", action="store_true")
-    e = sub.add_parser("export", help="write the MINLP as .nl (with .row/.col) or .gms")
+    e = sub.add_parser("export", help="write the MINLP as .nl (with .row/.col) or .gms; prints the files written "
+                                      "(--json: {files, instance})")
     _instance_flags(e)
     e.add_argument("--format", required=True, choices=("nl", "gms"))
     e.add_argument("--out", required=True,
@@ -395,11 +396,14 @@ def _run_export(args) -> int:
     source = {"dataset": args.dataset, "scaling": args.scaling, "seed": args.seed, "m": args.m,
               "label": getattr(args, "label", None)}
     try:
-        paths = export(inst, args.format, target, start=start, source=source)
+        paths = export(inst, args.format, target, start=start, source=source, seed=args.seed)
     except OSError as exc:
         raise write_error(exc, target) from None
-    for path in paths:
-        print(path)
+    if args.json:
+        print(json.dumps({"files": [str(path) for path in paths], "instance": inst.describe()}))
+    else:
+        for path in paths:
+            print(path)
     return 0
 
 
