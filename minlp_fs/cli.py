@@ -41,7 +41,8 @@ def _instance_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--data-dir", help="folder of the datasets' CSV files (or set MINLP_FS_DATA)")
     g.add_argument("--label", default=None,
                    help="name of the CSV's label column (default: y); two values, or more for a multiclass instance")
-    g.add_argument("--kernel", default="poly2", help="poly2, poly3, poly5 (c=1) or rbf (default: poly2)")
+    g.add_argument("--kernel", default="poly2",
+                   help="poly2, poly3, poly5 (c=1; any polyD, or poly with --degree D) or rbf (default: poly2)")
     g.add_argument("--B", type=int, default=None, help="number of features to select (default: min(5, n))")
     g.add_argument("--C", type=float, default=10.0, help="SVM C (default 10, the paper's)")
     g.add_argument("--gamma", type=float, default=None, help="kernel gamma (default 0.1, the paper's)")
@@ -114,7 +115,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     from .experiments.cli import add_bench_parser
     from .methods import ALIASES, REGISTRY
 
-    p = argparse.ArgumentParser(prog="minlp-fs", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="minlp-fs", description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--version", action="version", version=f"minlp-fs {__version__}")
     sub = p.add_subparsers(dest="verb", required=True)
     s = sub.add_parser("solve", help="select B features with a method (default: LS* from the alpha-start)")
@@ -217,8 +218,17 @@ def _join_dash_values(argv: list) -> list:
 
 
 def _instance(args):
+    """The instance the instance flags describe. Refused: ``--data-dir``/``--label`` with ``--dataset synthetic``
+    (no file to read), and ``--kernel poly`` without ``--degree`` (which degree is meant is not said)."""
     from .api import build_instance
 
+    if args.dataset == "synthetic":
+        given = [flag for flag, value in (("--data-dir", args.data_dir), ("--label", args.label)) if value is not None]
+        if given:
+            raise InputError(f"--dataset synthetic generates its data: {' and '.join(given)} (for a CSV dataset) "
+                             f"would have no effect; drop {'them' if len(given) > 1 else 'it'}")
+    if args.kernel.strip().lower() == "poly" and args.degree is None:   # not silently the paper's degree 2
+        raise InputError("--kernel poly needs a degree: poly2, poly3, poly5 (any polyD), or poly with --degree D")
     return build_instance(dataset=args.dataset, data_dir=args.data_dir, kernel=args.kernel, B=args.B,
                           C=args.C, gamma=args.gamma, coef0=args.coef0, degree=args.degree,
                           sense=args.sense, scaling=args.scaling, m=args.m, seed=args.seed, label=args.label)
@@ -467,14 +477,15 @@ def _run_datasets(args) -> int:
 
 
 def _flag_names(message: str, dests: dict) -> str:
-    """An API message as the command line says it: ``allow_nonsubmodular=True`` -> ``--allow-nonsubmodular``."""
+    """An API message as the command line says it: ``allow_nonsubmodular=True`` -> ``--allow-nonsubmodular``.
+    A quoted name (``'max_iter'``, a key the user typed, e.g. in ``--solver-option``) is left as it is."""
     names = {opt: "--" + opt.replace("_", "-") for opt in dests.values()}
     names.update({opt: "--" + flag.replace("_", "-") for opt, flag in _SHARED.items() if flag})
     for opt, flag in names.items():
         message = re.sub(rf"\b{re.escape(opt)}=True\b", flag, message)
         message = re.sub(rf"\b{re.escape(opt)}=False\b", "--no-" + flag[2:], message)
         if "_" in opt:  # a bare identifier (n_samples), never an ordinary word (seed, solver)
-            message = re.sub(rf"(?<![\w-]){re.escape(opt)}\b", flag, message)
+            message = re.sub(rf"(?<![\w'-]){re.escape(opt)}\b(?!')", flag, message)
     return message
 
 

@@ -138,7 +138,8 @@ def _add_gaps(instance, rows) -> None:
 def compare_grid(build, methods, grid: dict | None = None, time_limit: float | None = None,
                  seed: int = 0, solver_options: dict | None = None) -> list:
     """:func:`compare` on every combination of ``grid`` (e.g. ``{"B": [3, 4], "kernel": ["poly2", "rbf"]}``);
-    ``build(**params)`` returns the instance for one combination. Rows of all instances, grid order; after
+    ``build(**params)`` returns the instance for one combination (all are built before any method runs, so a
+    bad combination is refused first). Rows of all instances, grid order; after
     an interrupted row (Ctrl-C, see :func:`compare`) no further instance is started."""
     grid = {k: v for k, v in (grid or {}).items() if v}
     bad = sorted(set(grid) - set(GRID_PARAMS))
@@ -147,9 +148,11 @@ def compare_grid(build, methods, grid: dict | None = None, time_limit: float | N
     names = _check_methods(methods)
     _check_time_limit(time_limit)
     keys = list(grid)
+    # every instance first: a bad value anywhere in the grid is refused before any method runs
+    instances = [build(**dict(zip(keys, values))) for values in itertools.product(*(grid[k] for k in keys))]
     rows = []
-    for values in itertools.product(*(grid[k] for k in keys)):
-        rows += compare(build(**dict(zip(keys, values))), names, time_limit, seed, solver_options)
+    for instance in instances:
+        rows += compare(instance, names, time_limit, seed, solver_options)
         if rows[-1].result.status == "interrupted":
             break
     return rows

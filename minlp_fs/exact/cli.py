@@ -32,7 +32,7 @@ def certify_method(instance, method: str, certificate) -> str:
 
 
 def add_verify_parser(sub) -> None:
-    v = sub.add_parser("verify", help="replay a bnb certificate (every bound recomputed: weak duality, feasible alphas, libsvm where those do not close); exit 0 if it proves its optimum, else 1")
+    v = sub.add_parser("verify", help="replay a bnb certificate (every bound recomputed: weak duality, feasible alphas, libsvm where those do not close); exit 0 if it proves its optimum, 1 if not, 2 if the file is not a readable certificate")
     v.add_argument("file", help="certificate written by certify --certificate")
     v.add_argument("--json", action="store_true", help="print one JSON object instead of a line")
     v.add_argument("--graphml", default=None, help="also write the certificate's tree as GraphML (needs networkx)")
@@ -59,6 +59,8 @@ def run_verify(args) -> int:
     if not 0.0 <= args.max_gap < 1.0:
         raise InputError(f"verify --max-gap must be a number in [0, 1); got {args.max_gap}")
     verdict = verify(doc, jobs=jobs, max_gap=args.max_gap)
+    if verdict.details.get("malformed"):   # not a proof that fails: a file that is not a readable certificate
+        raise InputError(f"{args.file}: {verdict.reason}")
     if args.json:
         print(json.dumps({"proven": verdict.proven, "reason": verdict.reason, "value": verdict.value,
                           "tolerance": verdict.tolerance, "n_qps": verdict.n_qps, "n_cheap": verdict.n_cheap,

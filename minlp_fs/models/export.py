@@ -86,8 +86,9 @@ def read_sol(instance, sol_path, col_path) -> tuple:
     names = Path(col_path).read_text().split()
     try:
         results = ReaderFactory("sol")(str(sol_path))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read AMPL solution {sol_path}: {exc}") from None
+    except (OSError, ValueError) as exc:   # Pyomo's message ends with the whole file: keep the reason, on one line
+        reason = " ".join(str(exc).split("SOL File Output:")[0].split())
+        raise InputError(f"cannot read AMPL solution {sol_path}: {reason}") from None
     if len(results.solution) == 0:
         raise InputError(f"{sol_path} holds no solution ({results.solver.message})")
     found = results.solution(0).variable
