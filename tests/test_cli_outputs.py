@@ -110,9 +110,10 @@ def test_a_plot_write_that_fails_prints_the_table_first(capsys, tmp_path, monkey
     assert err == "minlp-fs: error: cannot write the-file: No space left on device\n"
 
 
-def test_a_graphml_write_that_fails_is_one_line(capsys, certificate, monkeypatch):
+def test_a_graphml_write_that_fails_is_one_line_after_the_verdict(capsys, certificate, monkeypatch):
     import networkx
 
     monkeypatch.setattr(networkx, "write_graphml", _disk_full)
-    code, _, err = run(capsys, "verify", str(certificate), "--graphml", str(certificate.with_suffix(".graphml")))
-    assert code == 2 and err == "minlp-fs: error: cannot write the-file: No space left on device\n"
+    code, out, err = run(capsys, "verify", str(certificate), "--graphml", str(certificate.with_suffix(".graphml")))
+    assert code == 2 and out.startswith("PROVEN: ")
+    assert err == "minlp-fs: error: cannot write the-file: No space left on device\n"

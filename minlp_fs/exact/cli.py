@@ -51,11 +51,6 @@ def run_verify(args) -> int:
     if args.graphml:
         output_file(args.graphml, "--graphml")
     doc = load(args.file)
-    if args.graphml:
-        try:
-            write_graphml(doc, args.graphml)
-        except OSError as exc:
-            raise write_error(exc, args.graphml) from None
     if not 0.0 <= args.max_gap < 1.0:
         raise InputError(f"verify --max-gap must be a number in [0, 1); got {args.max_gap}")
     verdict = verify(doc, jobs=jobs, max_gap=args.max_gap)
@@ -64,8 +59,13 @@ def run_verify(args) -> int:
     if args.json:
         print(json.dumps({"proven": verdict.proven, "reason": verdict.reason, "value": verdict.value,
                           "tolerance": verdict.tolerance, "n_qps": verdict.n_qps, "n_cheap": verdict.n_cheap,
-                          "n_closed": verdict.n_closed, "max_value_error": verdict.max_value_error}))
+                          "n_closed": verdict.n_closed, "max_value_error": verdict.max_value_error}), flush=True)
     else:
         print(("PROVEN: " if verdict.proven else "NOT PROVEN: ") + verdict.reason
-              + f" ({verdict.n_cheap} bounds without a QP, {verdict.n_qps} libsvm solves)")
+              + f" ({verdict.n_cheap} bounds without a QP, {verdict.n_qps} libsvm solves)", flush=True)
+    if args.graphml:   # after the verdict, which a failed write must not hide
+        try:
+            write_graphml(doc, args.graphml)
+        except OSError as exc:
+            raise write_error(exc, args.graphml) from None
     return 0 if verdict.proven else 1
