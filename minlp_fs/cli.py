@@ -23,6 +23,7 @@ import warnings
 
 from . import __version__
 from .errors import InputError, MinlpFsError, SolverUnavailableError
+from .output import output_file, write_error
 
 #: options that map to flags of their own (not auto-generated)
 _SHARED = {"time_limit": "time_limit", "seed": "seed", "n_jobs": "jobs", "progress": None,
@@ -351,38 +352,9 @@ def _run_methods(args) -> int:
     return 0
 
 
-def output_file(path, flag: str):
-    """Check, before any long work, that ``flag``'s file ``path`` can be written: it is not a folder, its
-    folder exists, and a file can be opened there for writing (tried: permissions, read-only and special
-    file systems). Returns it as a Path; an InputError naming the flag and the path otherwise. An existing
-    file is left as it is; a file the check had to create is removed again."""
-    import os
-    from pathlib import Path
-
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{flag} {path} is a folder; give a file name")
-    if not path.parent.is_dir():
-        raise InputError(f"{flag}: cannot write {path}: folder {path.parent} does not exist")
-    existed = path.exists()
-    try:
-        with open(path, "a"):
-            pass
-        if not existed:
-            os.unlink(path)
-    except OSError as exc:
-        raise InputError(f"{flag}: cannot write {path}: {exc.strerror or exc}") from None
-    return path
-
-
-def write_error(exc: OSError, path) -> InputError:
-    """The one-line error of a write that failed after the checks of :func:`output_file` (disk full, ...)."""
-    return InputError(f"cannot write {exc.filename or path}: {exc.strerror or exc}")
-
-
 def _export_target(fmt: str, out: str):
     """The file ``--out`` names for ``--format``: its suffix must be the format's (in any case; added when
-    missing), and :func:`output_file` can write it."""
+    missing), and :func:`~minlp_fs.output.output_file` can write it."""
     from pathlib import Path
 
     path = Path(out)

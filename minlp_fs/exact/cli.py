@@ -5,6 +5,7 @@ import json
 import math
 
 from ..errors import InputError
+from ..output import output_file, write_error
 from .bounds import monotone
 from .certificate import load, verify
 from .graph import write_graphml
@@ -44,7 +45,6 @@ def add_verify_parser(sub) -> None:
 
 
 def run_verify(args) -> int:
-    from ..cli import output_file, write_error
     from ..workers import cap_jobs
 
     jobs = cap_jobs(args.jobs, "verify --jobs")
