@@ -23,6 +23,7 @@ import warnings
 
 from . import __version__
 from .errors import InputError, MinlpFsError, SolverUnavailableError
+from .output import output_file, write_error
 
 #: options that map to flags of their own (not auto-generated)
 _SHARED = {"time_limit": "time_limit", "seed": "seed", "n_jobs": "jobs", "progress": None,
@@ -41,7 +42,8 @@ def _instance_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--data-dir", help="folder of the datasets' CSV files (or set MINLP_FS_DATA)")
     g.add_argument("--label", default=None,
                    help="name of the CSV's label column (default: y); two values, or more for a multiclass instance")
-    g.add_argument("--kernel", default="poly2", help="poly2, poly3, poly5 (c=1) or rbf (default: poly2)")
+    g.add_argument("--kernel", default="poly2",
+                   help="poly2, poly3, poly5 (c=1; any polyD, or poly with --degree D) or rbf (default: poly2)")
     g.add_argument("--B", type=int, default=None, help="number of features to select (default: min(5, n))")
     g.add_argument("--C", type=float, default=10.0, help="SVM C (default 10, the paper's)")
     g.add_argument("--gamma", type=float, default=None, help="kernel gamma (default 0.1, the paper's)")
@@ -114,7 +116,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     from .experiments.cli import add_bench_parser
     from .methods import ALIASES, REGISTRY
 
-    p = argparse.ArgumentParser(prog="minlp-fs", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="minlp-fs", description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--version", action="version", version=f"minlp-fs {__version__}")
     sub = p.add_subparsers(dest="verb", required=True)
     s = sub.add_parser("solve", help="select B features with a method (default: LS* from the alpha-start)")
@@ -148,7 +150,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     sv.add_argument("--json", action="store_true")
     mt = sub.add_parser("methods", help="list the methods with their options, defaults and meaning")
     mt.add_argument("--json", action="store_true")
-    e = sub.add_parser("export", help="write the MINLP as .nl (with .row/.col) or .gms")
+    e = sub.add_parser("export", help="write the MINLP as .nl (with .row/.col) or .gms; prints the files written "
+                                      "(--json: {files, instance})")
     _instance_flags(e)
     e.add_argument("--format", required=True, choices=("nl", "gms"))
     e.add_argument("--out", required=True,
@@ -180,7 +183,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     cp.add_argument("--kernel", default="poly2", help="kernel, or a list for a grid: poly2,rbf (default: poly2)")
     cp.add_argument("--methods", required=True, help="comma-separated method names, e.g. ls*,acso*,scip,enumerate")
     cp.add_argument("--time-limit", type=float, default=None, help="seconds, for each method that has a limit")
-    cp.add_argument("--plot", help="PNG file: incumbent (and bound) over time per method")
+    cp.add_argument("--plot", help="image file: incumbent (and bound) over time per method; its suffix names the "
+                                   "format (.png, .pdf, .svg, ...; .png added when there is none)")
     _solver_option_flag(cp)
     sub.add_parser("datasets", help="list the paper's datasets")
     add_bench_parser(sub)
@@ -215,8 +219,17 @@ def _join_dash_values(argv: list) -> list:
 
 
 def _instance(args):
+    """The instance the instance flags describe. Refused: ``--data-dir``/``--label`` with ``--dataset synthetic``
+    (no file to read), and ``--kernel poly`` without ``--degree`` (which degree is meant is not said)."""
     from .api import build_instance
 
+    if args.dataset == "synthetic":
+        given = [flag for flag, value in (("--data-dir", args.data_dir), ("--label", args.label)) if value is not None]
+        if given:
+            raise InputError(f"--dataset synthetic generates its data: {' and '.join(given)} (for a CSV dataset) "
+                             f"would have no effect; drop {'them' if len(given) > 1 else 'it'}")
+    if args.kernel.strip().lower() == "poly" and args.degree is None:   # not silently the paper's degree 2
+        raise InputError("--kernel poly needs a degree: poly2, poly3, poly5 (any polyD), or poly with --degree D")
     return build_instance(dataset=args.dataset, data_dir=args.data_dir, kernel=args.kernel, B=args.B,
                           C=args.C, gamma=args.gamma, coef0=args.coef0, degree=args.degree,
                           sense=args.sense, scaling=args.scaling, m=args.m, seed=args.seed, label=args.label)
@@ -277,6 +290,8 @@ def _run_certify(args) -> int:
     from .workers import cap_jobs
 
     jobs = cap_jobs(args.jobs, "certify --jobs")
+    if args.certificate is not None:
+        output_file(args.certificate, "--certificate")
     inst = _instance(args)
     method = certify_method(inst, args.method, args.certificate)
     extra = ({"certificate": args.certificate, "backend": args.backend, "scheduler": args.scheduler,
@@ -289,14 +304,18 @@ def _run_certify(args) -> int:
         raise InputError("--gap-tol needs --method bnb (or auto): enumeration is exact")
     if method != "bnb" and (args.backend != "loky" or args.scheduler):
         raise InputError("--backend/--scheduler need --method bnb (enumeration runs loky processes)")
-    result = solve(inst, method=method, n_jobs=jobs, time_limit=args.time_limit,
-                   progress=not args.no_progress, **extra)
+    with warnings.catch_warnings():   # a certificate that could not be written is an error line after the answer
+        warnings.filterwarnings("ignore", message="cannot write the certificate", category=RuntimeWarning)
+        result = solve(inst, method=method, n_jobs=jobs, time_limit=args.time_limit,
+                       progress=not args.no_progress, **extra)
     if result.certified and "kkt" in result.info["tolerance"]:  # the Result states it; here, how it was proven
         how = (f"over all {result.info.get('n_subsets')} subsets" if method == "enumerate"
                else "by branch-and-bound (every bound proven, see `minlp-fs verify`)")
         result.message = (f"optimal {how}, each SVM dual solved to KKT tolerance "
                           f"{result.info['tolerance']['kkt']:g} (value accuracy: benchmarks/RESULTS.md)")
     _emit(args, result, inst)
+    if "certificate_error" in result.info:
+        raise InputError(result.info["certificate_error"])
     return _STATUS_EXIT[result.status]
 
 
@@ -332,8 +351,8 @@ def _run_methods(args) -> int:
 
 
 def _export_target(fmt: str, out: str):
-    """The file ``--out`` names for ``--format``: its suffix must be the format's (added when missing),
-    it is not a folder, and its folder exists."""
+    """The file ``--out`` names for ``--format``: its suffix must be the format's (in any case; added when
+    missing), and :func:`~minlp_fs.output.output_file` can write it."""
     from pathlib import Path
 
     path = Path(out)
@@ -345,10 +364,7 @@ def _export_target(fmt: str, out: str):
                          f"--out {out} ends in {path.suffix} but --format {fmt} writes a .{fmt} file")
     if not path.suffix:
         path = path.with_name(path.name + f".{fmt}")
-    folder = path.parent
-    if not folder.is_dir():
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
-    return path
+    return output_file(path, "--out")
 
 
 def _run_export(args) -> int:
@@ -360,11 +376,14 @@ def _run_export(args) -> int:
     source = {"dataset": args.dataset, "scaling": args.scaling, "seed": args.seed, "m": args.m,
               "label": getattr(args, "label", None)}
     try:
-        paths = export(inst, args.format, target, start=start, source=source)
+        paths = export(inst, args.format, target, start=start, source=source, seed=args.seed)
     except OSError as exc:
-        raise InputError(f"cannot write {exc.filename or target}: {exc.strerror or exc}") from None
-    for path in paths:
-        print(path)
+        raise write_error(exc, target) from None
+    if args.json:
+        print(json.dumps({"files": [str(path) for path in paths], "instance": inst.describe()}))
+    else:
+        for path in paths:
+            print(path)
     return 0
 
 
@@ -400,16 +419,22 @@ def _run_evaluate(args) -> int:
 
 
 def _run_compare(args) -> int:
-    from .compare import compare_grid, format_table, parse_list, plot
+    from .compare import compare_grid, format_table, parse_list, plot, plot_file
 
+    target = output_file(plot_file(args.plot), "--plot") if args.plot else None
     grid = {"B": None if args.B is None else parse_list(args.B, int, "--B"),
             "kernel": parse_list(args.kernel, str, "--kernel")}
     rows = compare_grid(lambda **p: _instance(argparse.Namespace(**{**vars(args), **p})),
                         parse_list(args.methods, str, "--methods"), grid, args.time_limit, args.seed,
                         _solver_options(args))
-    if args.plot:
-        plot(rows, args.plot)
-    print(json.dumps([r.to_dict() for r in rows]) if args.json else format_table(rows).rstrip())
+    print(json.dumps([r.to_dict() for r in rows]) if args.json else format_table(rows).rstrip(), flush=True)
+    if rows[-1].result.status == "interrupted":
+        print(f"minlp-fs: interrupted during {rows[-1].method}: the comparison stopped there", file=sys.stderr)
+    if target is not None:
+        try:
+            plot(rows, target)
+        except OSError as exc:
+            raise write_error(exc, target) from None
     return max(_STATUS_EXIT[r.result.status] for r in rows)  # the most severe row's status (README table)
 
 
@@ -422,14 +447,15 @@ def _run_datasets(args) -> int:
 
 
 def _flag_names(message: str, dests: dict) -> str:
-    """An API message as the command line says it: ``allow_nonsubmodular=True`` -> ``--allow-nonsubmodular``."""
+    """An API message as the command line says it: ``allow_nonsubmodular=True`` -> ``--allow-nonsubmodular``.
+    A quoted name (``'max_iter'``, a key the user typed, e.g. in ``--solver-option``) is left as it is."""
     names = {opt: "--" + opt.replace("_", "-") for opt in dests.values()}
     names.update({opt: "--" + flag.replace("_", "-") for opt, flag in _SHARED.items() if flag})
     for opt, flag in names.items():
         message = re.sub(rf"\b{re.escape(opt)}=True\b", flag, message)
         message = re.sub(rf"\b{re.escape(opt)}=False\b", "--no-" + flag[2:], message)
         if "_" in opt:  # a bare identifier (n_samples), never an ordinary word (seed, solver)
-            message = re.sub(rf"(?<![\w-]){re.escape(opt)}\b", flag, message)
+            message = re.sub(rf"(?<![\w'-]){re.escape(opt)}\b(?!')", flag, message)
     return message
 
 

@@ -83,17 +83,26 @@ def run_method(instance, method: str, time_limit: float | None = None, seed: int
     try:
         return solve(instance, method=method, seed=seed, **opts)
     except MinlpFsError as exc:
-        return Result(method=method, sense=instance.sense, objective=None, features=[], feature_names=[],
-                      alpha=None, status="error", message=str(exc))
+        status, message = "error", str(exc)
+    except KeyboardInterrupt:   # Ctrl-C before the method had an answer (with one, its Result says interrupted)
+        status, message = "interrupted", "interrupted (Ctrl-C) before it found an answer"
+    return Result(method=method, sense=instance.sense, objective=None, features=[], feature_names=[],
+                  alpha=None, status=status, message=message)
 
 
 def compare(instance, methods, time_limit: float | None = None, seed: int = 0,
             solver_options: dict | None = None) -> list:
-    """One :class:`Row` per method, in the given order, with gaps to the reference (module docstring)."""
+    """One :class:`Row` per method, in the given order, with gaps to the reference (module docstring).
+    Ctrl-C ends the comparison: the method running then gives a row with status ``interrupted`` (its best
+    answer so far, if any) and the methods after it are not started (no rows)."""
     names = _check_methods(methods)
     _check_time_limit(time_limit)
     desc = instance.describe()
-    rows = [Row(desc, name, run_method(instance, name, time_limit, seed, solver_options)) for name in names]
+    rows = []
+    for name in names:
+        rows.append(Row(desc, name, run_method(instance, name, time_limit, seed, solver_options)))
+        if rows[-1].result.status == "interrupted":
+            break
     _add_gaps(instance, rows)
     return rows
 
@@ -129,7 +138,9 @@ def _add_gaps(instance, rows) -> None:
 def compare_grid(build, methods, grid: dict | None = None, time_limit: float | None = None,
                  seed: int = 0, solver_options: dict | None = None) -> list:
     """:func:`compare` on every combination of ``grid`` (e.g. ``{"B": [3, 4], "kernel": ["poly2", "rbf"]}``);
-    ``build(**params)`` returns the instance for one combination. Rows of all instances, grid order."""
+    ``build(**params)`` returns the instance for one combination (all are built before any method runs, so a
+    bad combination is refused first). Rows of all instances, grid order; after
+    an interrupted row (Ctrl-C, see :func:`compare`) no further instance is started."""
     grid = {k: v for k, v in (grid or {}).items() if v}
     bad = sorted(set(grid) - set(GRID_PARAMS))
     if bad:
@@ -137,9 +148,13 @@ def compare_grid(build, methods, grid: dict | None = None, time_limit: float | N
     names = _check_methods(methods)
     _check_time_limit(time_limit)
     keys = list(grid)
+    # every instance first: a bad value anywhere in the grid is refused before any method runs
+    instances = [build(**dict(zip(keys, values))) for values in itertools.product(*(grid[k] for k in keys))]
     rows = []
-    for values in itertools.product(*(grid[k] for k in keys)):
-        rows += compare(build(**dict(zip(keys, values))), names, time_limit, seed, solver_options)
+    for instance in instances:
+        rows += compare(instance, names, time_limit, seed, solver_options)
+        if rows[-1].result.status == "interrupted":
+            break
     return rows
 
 
@@ -183,14 +198,40 @@ def format_table(rows) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def plot(rows, path) -> None:
-    """Incumbent value over time per method (steps from ``Result.trace``) and, dashed, each method's
-    final bound where it has one; one panel per instance. Needs matplotlib (``minlp-fs[plots]``)."""
+def _pyplot():
     try:
         from .experiments.figures import _plt
-        plt = _plt()
+        return _plt()
     except ImportError:
         raise InputError("--plot needs matplotlib: pip install 'minlp-fs[plots]'") from None
+
+
+def plot_file(path):
+    """The file :func:`plot` is to write for ``--plot PATH``, checked before the comparison runs: a folder is
+    refused; a name without a suffix gets ``.png`` (as ``export`` adds its format's suffix), any other
+    suffix must be a format matplotlib writes (.png, .pdf, .svg, ...). Needs matplotlib."""
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"--plot {path} is a folder; give a file name such as {path / 'compare.png'}")
+    _pyplot()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if not path.suffix:
+        return path.with_name(path.name + ".png")
+    if path.suffix[1:].lower() not in formats:
+        raise InputError(f"--plot {path}: matplotlib cannot write {path.suffix} files; use one of "
+                         f"{', '.join('.' + f for f in sorted(formats))}")
+    return path
+
+
+def plot(rows, path) -> None:
+    """Incumbent value over time per method (steps from ``Result.trace``) and, dashed, each method's
+    final bound where it has one; one panel per instance, written to ``path`` (its suffix names the
+    format: see :func:`plot_file`). Needs matplotlib (``minlp-fs[plots]``)."""
+    plt = _pyplot()
     groups = [(label, list(g)) for label, g in itertools.groupby(rows, key=lambda r: _label(r.instance))]
     fig, axes = plt.subplots(len(groups), 1, figsize=(7, 3.6 * len(groups)), squeeze=False)
     for ax, (label, group) in zip(axes[:, 0], groups):

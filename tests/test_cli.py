@@ -304,3 +304,13 @@ def test_certify_auto_picks_the_exact_method_measured_faster():
     assert certify_method(small, "auto", "proof.json") == "bnb"
     with pytest.raises(InputError, match="--certificate needs --method bnb"):
         certify_method(small, "enumerate", "proof.json")
+
+
+def test_export_random_start_uses_the_seed_and_json_lists_the_files(capsys, tmp_path):
+    """``export --start random`` drew seed 0 whatever ``--seed`` said, and ``--json`` was ignored."""
+    out = tmp_path / "r.gms"
+    code, text, _ = run(capsys, "export", *TINY, "--format", "gms", "--out", str(out), "--start", "random",
+                        "--seed", "3", "--json")
+    d = json.loads(text)
+    assert code == 0 and d["files"] == [str(out)] and d["instance"]["m"] == 40
+    assert "start: a random subset (seed 3): features" in out.read_text()

@@ -143,3 +143,23 @@ def test_the_reference_is_the_best_certified_value_and_a_method_beating_it_is_sh
     assert rows[0].reference == ("certified optimum (enumerate); beaten by ls* beyond the 1e-6 accuracy "
                                  "of every value")
     assert rows[1].gap_pct == pytest.approx(-10.0) and rows[2].gap_pct == 0.0
+
+
+@pytest.mark.parametrize("escapes", [False, True])
+def test_ctrl_c_stops_the_whole_comparison(capsys, monkeypatch, escapes):
+    """Ctrl-C during enumerate (caught by its run, or escaping it as before a method has an answer): the rows
+    so far are printed, enumerate's marked interrupted, neither the methods after it nor the grid's next instance are started; exit 130."""
+    import minlp_fs.solvers.enumeration as enumeration
+
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(enumeration, "_enumerate_chunk", ctrl_c)
+    if escapes:
+        monkeypatch.setattr(enumeration.Enumeration, "solve", ctrl_c)
+    code = main(["compare", *TINY, "--B", "2,3", "--methods", "rfe1,enumerate,ls*", "--json"])
+    out, err = capsys.readouterr()
+    rows = json.loads(out)
+    assert code == 130 and [(r["method"], r["instance"]["B"]) for r in rows] == [("rfe1", 2), ("enumerate", 2)]
+    assert rows[0]["result"]["status"] == "converged" and rows[1]["result"]["status"] == "interrupted"
+    assert err == "minlp-fs: interrupted during enumerate: the comparison stopped there\n"

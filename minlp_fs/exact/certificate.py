@@ -327,11 +327,15 @@ def verify(doc: dict, rtol: float = VERIFY_RTOL, jobs: int = 1, max_gap: float =
     ``jobs``: worker processes computing the records' cheap bounds. ``max_gap``: the largest relative gap
     a certificate may state (``claim['tolerance']`` <= max_gap * max(1, |value|), and consistent with its
     claimed bound); the default 0 accepts exact proofs only, so a proof within a gap is never taken for
-    one of optimality unless asked for."""
+    one of optimality unless asked for. A certificate that cannot be read as one (a missing field, a value of
+    the wrong type, an invalid instance) is not proven, with ``details["malformed"]`` set."""
     try:
         return _verify(doc, rtol, jobs, max_gap)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, InputError) as exc:
-        return Verdict(False, f"malformed certificate: {type(exc).__name__}: {exc}")
+        what = (str(exc) if isinstance(exc, InputError) else f"a field is missing: {exc}" if isinstance(exc, KeyError)
+                else f"a value cannot be read: {exc}" if isinstance(exc, (ValueError, OverflowError))
+                else f"a field has the wrong type or length ({exc})")
+        return Verdict(False, f"malformed certificate: {what}", details={"malformed": True})
 
 
 def _stated_tolerance(inst, claim: dict, claimed: float, max_gap: float):

@@ -5,6 +5,7 @@ import json
 import math
 
 from ..errors import InputError
+from ..output import output_file, write_error
 from .bounds import monotone
 from .certificate import load, verify
 from .graph import write_graphml
@@ -32,7 +33,7 @@ def certify_method(instance, method: str, certificate) -> str:
 
 
 def add_verify_parser(sub) -> None:
-    v = sub.add_parser("verify", help="replay a bnb certificate (every bound recomputed: weak duality, feasible alphas, libsvm where those do not close); exit 0 if it proves its optimum, else 1")
+    v = sub.add_parser("verify", help="replay a bnb certificate (every bound recomputed: weak duality, feasible alphas, libsvm where those do not close); exit 0 if it proves its optimum, 1 if not, 2 if the file is not a readable certificate")
     v.add_argument("file", help="certificate written by certify --certificate")
     v.add_argument("--json", action="store_true", help="print one JSON object instead of a line")
     v.add_argument("--graphml", default=None, help="also write the certificate's tree as GraphML (needs networkx)")
@@ -47,17 +48,24 @@ def run_verify(args) -> int:
     from ..workers import cap_jobs
 
     jobs = cap_jobs(args.jobs, "verify --jobs")
-    doc = load(args.file)
     if args.graphml:
-        write_graphml(doc, args.graphml)
+        output_file(args.graphml, "--graphml")
+    doc = load(args.file)
     if not 0.0 <= args.max_gap < 1.0:
         raise InputError(f"verify --max-gap must be a number in [0, 1); got {args.max_gap}")
     verdict = verify(doc, jobs=jobs, max_gap=args.max_gap)
+    if verdict.details.get("malformed"):   # not a proof that fails: a file that is not a readable certificate
+        raise InputError(f"{args.file}: {verdict.reason}")
     if args.json:
         print(json.dumps({"proven": verdict.proven, "reason": verdict.reason, "value": verdict.value,
                           "tolerance": verdict.tolerance, "n_qps": verdict.n_qps, "n_cheap": verdict.n_cheap,
-                          "n_closed": verdict.n_closed, "max_value_error": verdict.max_value_error}))
+                          "n_closed": verdict.n_closed, "max_value_error": verdict.max_value_error}), flush=True)
     else:
         print(("PROVEN: " if verdict.proven else "NOT PROVEN: ") + verdict.reason
-              + f" ({verdict.n_cheap} bounds without a QP, {verdict.n_qps} libsvm solves)")
+              + f" ({verdict.n_cheap} bounds without a QP, {verdict.n_qps} libsvm solves)", flush=True)
+    if args.graphml:   # after the verdict, which a failed write must not hide
+        try:
+            write_graphml(doc, args.graphml)
+        except OSError as exc:
+            raise write_error(exc, args.graphml) from None
     return 0 if verdict.proven else 1

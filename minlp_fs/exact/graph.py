@@ -55,7 +55,8 @@ def certificate_graph(doc: dict):
 
 
 def write_graphml(doc: dict, path) -> None:
-    """Write :func:`certificate_graph` of ``doc`` as GraphML."""
+    """Write :func:`certificate_graph` of ``doc`` as GraphML (an OSError of the write is the caller's)."""
+    graph = certificate_graph(doc)   # first: without networkx, its InputError
     import networkx as nx
 
-    nx.write_graphml(certificate_graph(doc), path)
+    nx.write_graphml(graph, path)

@@ -56,6 +56,7 @@ has the incumbent's improvements and, with source ``bound``, the global bound ov
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -468,8 +469,12 @@ class _Search:
             message = (f"optimal within {slack:.6g} ({info['gap_percent']:.3g}% of the incumbent, gap_tol "
                        f"{self.gap_tol:g}): no subset is better than bound {value_bound}")
         if self.recorder and m.certificate:
-            self.recorder.write(m.certificate, self.inc, complete, value_bound, slack or 0.0)
-            info["certificate"] = m.certificate
+            try:
+                self.recorder.write(m.certificate, self.inc, complete, value_bound, slack or 0.0)
+                info["certificate"] = m.certificate
+            except OSError as exc:   # the answer is kept: info["certificate_error"] and a warning say why no file
+                info["certificate_error"] = f"cannot write the certificate {m.certificate}: {exc.strerror or exc}"
+                warnings.warn(info["certificate_error"], RuntimeWarning, stacklevel=2)
         run = self.run
         run.n_svm_solves = self.heuristic_solves + self.counts["qps"]
         # certified = proven optimal (to the values' accuracy); a search that pruned within gap_tol is complete

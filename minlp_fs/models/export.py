@@ -44,15 +44,17 @@ def starting_point(instance, start=None, seed: int = 0, oracle=None) -> tuple:
     return fit.alpha, beta
 
 
-def started_model(instance, start=None, relax: bool = False, support=None, source: dict | None = None):
+def started_model(instance, start=None, relax: bool = False, support=None, source: dict | None = None,
+                  seed: int = 0):
     """The Pyomo model the writers write: ``build_model`` with the starting point loaded and named in
-    its provenance (one model can be written by :func:`write_nl_model` and :func:`write_gms_model`)."""
+    its provenance (one model can be written by :func:`write_nl_model` and :func:`write_gms_model`);
+    ``seed`` draws the ``start="random"`` subset."""
     model = build_model(instance, relax=relax, support=support, source=source)
     if start is not False:
-        alpha, beta = starting_point(instance, start)
+        alpha, beta = starting_point(instance, start, seed=seed)
         load_start(model, alpha, beta)
         what = "the alpha-start (paper section 5.1)" if start in (None, "alpha-start") else \
-            "a random subset (seed 0)" if start == "random" else "the given subset"
+            f"a random subset (seed {seed})" if start == "random" else "the given subset"
         start = f"{what}: features {np.flatnonzero(beta).tolist()} with their exact alpha"
     else:
         start = "none"
@@ -60,10 +62,11 @@ def started_model(instance, start=None, relax: bool = False, support=None, sourc
     return model
 
 
-def write_nl(instance, path, start=None, relax: bool = False, support=None, source: dict | None = None) -> list:
+def write_nl(instance, path, start=None, relax: bool = False, support=None, source: dict | None = None,
+             seed: int = 0) -> list:
     """Write ``path`` (.nl) with its ``.row``, ``.col`` and ``.json`` (provenance) files; ``start=False``
-    writes no start; ``source``: see :mod:`minlp_fs.models.provenance`."""
-    return write_nl_model(started_model(instance, start, relax, support, source), path)
+    writes no start, ``seed`` draws a random one; ``source``: see :mod:`minlp_fs.models.provenance`."""
+    return write_nl_model(started_model(instance, start, relax, support, source, seed), path)
 
 
 def write_nl_model(model, path) -> list:
@@ -83,8 +86,9 @@ def read_sol(instance, sol_path, col_path) -> tuple:
     names = Path(col_path).read_text().split()
     try:
         results = ReaderFactory("sol")(str(sol_path))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read AMPL solution {sol_path}: {exc}") from None
+    except (OSError, ValueError) as exc:   # Pyomo's message ends with the whole file: keep the reason, on one line
+        reason = " ".join(str(exc).split("SOL File Output:")[0].split())
+        raise InputError(f"cannot read AMPL solution {sol_path}: {reason}") from None
     if len(results.solution) == 0:
         raise InputError(f"{sol_path} holds no solution ({results.solver.message})")
     found = results.solution(0).variable
@@ -231,10 +235,11 @@ def _declare(keyword: str, names: list, per_line: int = 10) -> str:
     return f"{keyword}  " + (",\n" + pad).join(rows) + ";"
 
 
-def write_gms(instance, path, start=None, relax: bool = False, support=None, source: dict | None = None) -> Path:
-    """Write a MINLPLib-style ``.gms`` of the instance, the starting point as levels, the provenance in
-    the header (``source``: see :mod:`minlp_fs.models.provenance`)."""
-    return write_gms_model(started_model(instance, start, relax, support, source), path)
+def write_gms(instance, path, start=None, relax: bool = False, support=None, source: dict | None = None,
+              seed: int = 0) -> Path:
+    """Write a MINLPLib-style ``.gms`` of the instance, the starting point as levels (``seed`` draws a random
+    one), the provenance in the header (``source``: see :mod:`minlp_fs.models.provenance`)."""
+    return write_gms_model(started_model(instance, start, relax, support, source, seed), path)
 
 
 def write_gms_model(model, path) -> Path:
@@ -245,13 +250,15 @@ def write_gms_model(model, path) -> Path:
     return path
 
 
-def export(instance, fmt: str, out, start=None, relax: bool = False, support=None, source: dict | None = None) -> list:
-    """``minlp-fs export --format nl|gms --out F``: the files written."""
+def export(instance, fmt: str, out, start=None, relax: bool = False, support=None, source: dict | None = None,
+           seed: int = 0) -> list:
+    """``minlp-fs export --format nl|gms --out F``: the files written (``out`` with the format's suffix, in
+    any case, kept as given; another suffix is replaced); ``seed`` draws ``start="random"``."""
     if fmt not in FORMATS:
         raise InputError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
     out = Path(out)
-    if out.suffix != f".{fmt}":
+    if out.suffix.lower() != f".{fmt}":
         out = out.with_suffix(f".{fmt}")
     if fmt == "nl":
-        return write_nl(instance, out, start=start, relax=relax, support=support, source=source)
-    return [write_gms(instance, out, start=start, relax=relax, support=support, source=source)]
+        return write_nl(instance, out, start=start, relax=relax, support=support, source=source, seed=seed)
+    return [write_gms(instance, out, start=start, relax=relax, support=support, source=source, seed=seed)]

@@ -75,6 +75,28 @@ def test_export_entry_point(tmp_path):
         export(inst, "lp", tmp_path / "x")
 
 
+def test_export_keeps_the_name_given_with_the_suffix_in_any_case(tmp_path, capsys):
+    """``--out s4.GMS`` wrote s4.gms: a silent rename on a case-sensitive file system."""
+    from minlp_fs.cli import main
+
+    assert export(_instance(), "gms", tmp_path / "a.GMS", start=START)[0].name == "a.GMS"
+    assert main(["export", "--dataset", "synthetic", "--B", "2", "--m", "12", "--format", "nl",
+                 "--out", str(tmp_path / "s4.NL")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == str(tmp_path / "s4.NL")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.GMS", "s4.NL", "s4.col", "s4.json", "s4.row"]
+
+
+def test_a_random_start_uses_the_seed_and_says_so(tmp_path):
+    inst = _instance(m=12)
+    starts = set()
+    for seed in range(4):
+        text = write_gms(inst, tmp_path / f"r{seed}.gms", start="random", seed=seed).read_text()
+        line = re.search(r"start: a random subset \(seed (\d+)\): features (\[.*?\])", text)
+        assert line and int(line.group(1)) == seed
+        starts.add(line.group(2))
+    assert len(starts) > 1
+
+
 def test_nl_symbol_files_and_start(tmp_path):
     inst = _instance()
     nl, row, col, _ = write_nl(inst, tmp_path / "dfs.nl", start=START)
