@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import types
@@ -481,6 +482,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("minlp-fs: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:   # the reader went away (`minlp-fs ... --json | head`): no traceback, no output left
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # Python's recipe: flushing at exit fails too
+        return EXIT_BROKEN_PIPE
+
+
+#: exit status after the reader of the output closed the pipe (128 + SIGPIPE, as a shell reports it)
+EXIT_BROKEN_PIPE = 141
 
 
 def _run(args, dests) -> int:

@@ -77,3 +77,18 @@ def test_the_top_level_help_names_every_verb(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "minlp-fs solve | certify | verify | solvers | methods | export | export-library | evaluate | compare " \
            "| datasets | bench" in text
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly():
+    """`minlp-fs ... --json | head` once ended in a BrokenPipeError traceback: now exit 141 (128 + SIGPIPE)
+    and nothing on stderr (the reader here closes the pipe before the command writes)."""
+    import subprocess
+    import sys
+
+    from minlp_fs.cli import EXIT_BROKEN_PIPE
+
+    proc = subprocess.Popen([sys.executable, "-m", "minlp_fs.cli", "solve", "--B", "2", "--m", "40", "--method",
+                             "alpha-start", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == EXIT_BROKEN_PIPE and err == ""
