@@ -750,7 +750,12 @@ def make_kernel(kernel: "str | Kernel" = "poly2", gamma: float | None = None,
     name = kernel.strip().lower()
     match = re.fullmatch(r"poly(\d*)", name)
     if match:
-        d = degree if degree is not None else int(match.group(1) or 2)
+        named = int(match.group(1)) if match.group(1) else None
+        if named is None and degree is None:
+            raise InputError(f"kernel {kernel!r} needs its degree: poly<d> (poly2, poly3, ...) or degree=d")
+        if named is not None and degree is not None and degree != named:
+            raise InputError(f"kernel {kernel!r} has degree {named} but degree={degree!r} was given; give one")
+        d = degree if degree is not None else named
         c = DEFAULT_COEF0 if coef0 is None else coef0
         if not (isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 1):
             raise InputError(f"polynomial degree must be an integer >= 1; got {d!r}")

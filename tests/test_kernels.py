@@ -94,7 +94,7 @@ def test_apply_does_not_modify_base_unless_asked():
 
 
 @pytest.mark.parametrize("name, degree", [("poly2", 2), ("poly3", 3), ("poly5", 5), ("poly7", 7),
-                                          ("poly", 2), (" POLY3 ", 3)])
+                                          (" POLY3 ", 3)])
 def test_make_kernel_polynomial_names(name, degree):
     k = make_kernel(name)
     assert isinstance(k, PolynomialKernel)
@@ -143,3 +143,13 @@ def test_make_kernel_errors(args, message):
     with pytest.raises(InputError) as info:
         make_kernel(**args)
     assert message in str(info.value)
+
+
+def test_a_polynomial_kernel_states_its_degree_once():
+    """'poly' alone silently meant degree 2 (review of the eighth session): it needs poly<d> or degree=;
+    a name and a degree that disagree are refused."""
+    assert make_kernel("poly", degree=4).degree == 4 and make_kernel("poly3", degree=3).degree == 3
+    with pytest.raises(InputError, match="'poly' needs its degree"):
+        make_kernel("poly")
+    with pytest.raises(InputError, match="'poly3' has degree 3 but degree=5 was given"):
+        make_kernel("poly3", degree=5)
