@@ -736,7 +736,7 @@ def _is_number(v) -> bool:
 
 def make_kernel(kernel: "str | Kernel" = "poly2", gamma: float | None = None,
                 coef0: float | None = None, degree: int | None = None) -> Kernel:
-    """A kernel from its command-line name (``poly<d>`` or ``rbf``) with optional overrides.
+    """A kernel from its command-line name (``poly<d>``, ``poly`` with ``degree``, or ``rbf``) with optional overrides.
 
     Defaults are the paper's: gamma = 0.1, c = 1.
     """
@@ -753,8 +753,6 @@ def make_kernel(kernel: "str | Kernel" = "poly2", gamma: float | None = None,
         named = int(match.group(1)) if match.group(1) else None
         if named is None and degree is None:
             raise InputError(f"kernel {kernel!r} needs its degree: poly<d> (poly2, poly3, ...) or degree=d")
-        if named is not None and degree is not None and degree != named:
-            raise InputError(f"kernel {kernel!r} has degree {named} but degree={degree!r} was given; give one")
         d = degree if degree is not None else named
         c = DEFAULT_COEF0 if coef0 is None else coef0
         if not (isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 1):
