@@ -251,9 +251,10 @@ def _listing_messages(listing: str) -> str:
     return "\n".join(keep[-20:])
 
 
-def _describe(mstat, sstat) -> str:
+def describe(mstat, sstat) -> str:
+    """GAMS's two codes, named: 'model status 7 (feasible solution), solve status 3 (resource interrupt)'."""
     def code(x):
-        return "NA" if x is None else str(int(x))
+        return "NA" if x is None or not math.isfinite(x) else str(int(x))
     return (f"model status {code(mstat)} ({MODEL_STATUS.get(mstat, '?')}), "
             f"solve status {code(sstat)} ({SOLVE_STATUS.get(sstat, '?')})")
 
@@ -307,7 +308,7 @@ class GamsSolver(SolverMethod):
             ans = solve_gms(gms, self.solver, time_limit, optcr=self.optcr, tee=self.tee,
                             options=self.solver_options)
         mstat, sstat = ans.get("modelstat"), ans.get("solvestat")
-        status = _describe(mstat, sstat)
+        status = describe(mstat, sstat)
         info = {"gams_model_status": mstat, "gams_solve_status": sstat, "gams_resusd": ans.get("resusd"),
                 "relaxation": self.relax}
         if ans.get("timeout"):

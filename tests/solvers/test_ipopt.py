@@ -172,3 +172,21 @@ def test_pyomo_route_solves_the_same_relaxation(cyipopt):
     assert res.info["x0_objective"] == pytest.approx(native.info["x0_objective"], rel=1e-6)
     assert res.info["relaxation_objective"] == pytest.approx(native.info["relaxation_objective"], rel=1e-4)
     assert res.features == native.features
+
+
+def test_pyomo_route_reports_the_time_limit_with_its_point():
+    """GAMS stops IPOPT at reslim with solve status 3 (resource interrupt); Pyomo's results name only the
+    model status (feasible, or intermediate infeasible as ``infeasible``): the run is a time limit,
+    not a failure, and the last point is rounded and polished."""
+    pytest.importorskip("gamspy_base", reason="gamspy not installed (pip install minlp-fs[gams])")
+    from minlp_fs.api import build_instance
+
+    inst = build_instance("bcd", B=3, m=100)          # GAMS/IPOPT needs about 2 s on it
+    route = get_method("ipopt-pyomo", time_limit=0.5)
+    avail = route.availability(inst)
+    if not avail:
+        pytest.skip(f"GAMS/IPOPT unavailable: {avail.reason}")
+    res = route.solve(inst, start=[0, 1, 2])
+    assert res.info["gams_solve_status"] == 3, res.message
+    assert res.status == "time_limit" and "resource interrupt" in res.message
+    _check_polished(inst, res)
