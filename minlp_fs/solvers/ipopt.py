@@ -31,6 +31,26 @@ from .nlp import HESSIANS, make_nlp
 _CONVERGED = {0: "solve succeeded", 1: "solved to acceptable level"}
 _LIMITS = {-1: "maximum number of iterations exceeded", -4: "maximum CPU time exceeded",
            -5: "maximum wall time exceeded"}
+#: Ipopt's return codes "user requested stop" (an intermediate callback returned False) and "maximum wall time"
+_USER_STOP, _WALL_TIME = 5, -5
+
+
+class _UntilDeadline:
+    """An NLP of :mod:`minlp_fs.solvers.nlp` as cyipopt's problem object, with an intermediate callback that
+    stops Ipopt (status "user requested stop") at its first iteration past ``deadline``, a
+    ``time.perf_counter()`` value: the run's own wall clock, the same instant as Ipopt's ``max_wall_time``
+    counted from the run's start. Ipopt calls it, and checks ``max_wall_time``, once per iteration; neither
+    can interrupt an iteration or Ipopt's initialisation (a first factorisation of the KKT matrix, over a
+    second on a few hundred rows)."""
+
+    def __init__(self, nlp, deadline: float):
+        self.nlp, self.deadline = nlp, deadline
+
+    def __getattr__(self, name):  # objective, gradient, constraints, jacobian, hessian and their structures
+        return getattr(self.nlp, name)
+
+    def intermediate(self, *args) -> bool:
+        return time.perf_counter() < self.deadline
 
 
 #: GAMS solve statuses of a limit: iteration, resource (the ``reslim`` time limit) and evaluation interrupt
@@ -102,31 +122,40 @@ class IpoptRelaxation(SolverMethod):
             "max_wall_time": float(self.time_limit if time_limit is None else time_limit),
             "max_iter": int(self.max_iter), "hessian_approximation": self.hessian})
 
-    def problem(self, instance, nlp, time_limit: float | None = None):
-        """The cyipopt problem for ``nlp`` with :meth:`ipopt_options`."""
+    def problem(self, nlp, deadline: float):
+        """The cyipopt problem for ``nlp`` (as :class:`_UntilDeadline`) with :meth:`ipopt_options`, Ipopt's
+        ``max_wall_time`` being what is left until ``deadline`` (a ``time.perf_counter()`` value)."""
         import cyipopt
 
-        prob = cyipopt.Problem(n=nlp.nx, m=nlp.ncon, problem_obj=nlp, lb=nlp.lb, ub=nlp.ub,
-                               cl=nlp.cl, cu=nlp.cu)
-        for key, value in self.ipopt_options(time_limit).items():
+        prob = cyipopt.Problem(n=nlp.nx, m=nlp.ncon, problem_obj=_UntilDeadline(nlp, deadline), lb=nlp.lb,
+                               ub=nlp.ub, cl=nlp.cl, cu=nlp.cu)
+        for key, value in self.ipopt_options(deadline - time.perf_counter()).items():
             _add_option(prob, key, value, self.name)
         return prob
 
     def _run(self, instance, warm, oracle, time_limit: float) -> RawSolution:
+        """Build the NLP, then Ipopt with what is left of ``time_limit``: the building counts against it."""
         t0 = time.perf_counter()
+        deadline = t0 + time_limit
         nlp = make_nlp(instance)
         x0 = nlp.start(warm)
-        prob = self.problem(instance, nlp, time_limit)
+        x0_objective = nlp.objective(x0)
         build = time.perf_counter() - t0
+        if build >= time_limit:  # the answer is the start, as when Ipopt stops at its iteration 0
+            return RawSolution(beta=None if warm is None else warm.beta, time_limit_reached=True,
+                               solver_status="not run", message="the time limit was reached while the NLP was built")
+        prob = self.problem(nlp, deadline)
         x, out = prob.solve(x0)
         code = int(out["status"])
+        if code == _USER_STOP:  # only _UntilDeadline.intermediate requests a stop: at the deadline
+            code = _WALL_TIME
         text = out["status_msg"].decode() if isinstance(out["status_msg"], bytes) else str(out["status_msg"])
         text = _LIMITS.get(code, text)  # cyipopt has no text for some limits ("Unknown status")
         return RawSolution(
             beta=nlp.beta(x), solver_status=f"{code}: {text}", objective=float(out["obj_val"]),
             time_limit_reached=code in _LIMITS, failed=code not in _CONVERGED and code not in _LIMITS,
             wall_time_s=time.perf_counter() - t0, message=_LIMITS.get(code, ""),
-            info={"build_time_s": build, "x0_objective": nlp.objective(x0), "hessian": self.hessian,
+            info={"build_time_s": build, "x0_objective": x0_objective, "hessian": self.hessian,
                   "relaxation_objective": float(out["obj_val"])})
 
 
@@ -169,8 +198,9 @@ class IpoptPyomo(SolverMethod):
             load_start(model, warm.alpha, warm.beta)
         x0_objective = pyo.value(model.objective) if warm is not None else None
         build = time.perf_counter() - t0
-        if build >= time_limit:
-            return RawSolution(beta=None, time_limit_reached=True, solver_status="not run",
+        if build >= time_limit:  # the answer is the start, as when IPOPT stops at its iteration 0
+            return RawSolution(beta=None if warm is None else warm.beta, time_limit_reached=True,
+                               solver_status="not run",
                                message="the time limit was reached while the Pyomo model was built")
         lines = [f"option reslim={time_limit - build};"] + (["GAMS_MODEL.optfile = 1;"] if self.solver_options else [])
         with tempfile.TemporaryDirectory(prefix="minlp_fs_pyomo_") as tmp:  # GAMS's curdir: ipopt.opt goes there

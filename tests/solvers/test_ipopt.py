@@ -1,5 +1,6 @@
 """The relaxation NLPs (derivatives against finite differences) and the two Ipopt adapters."""
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -143,6 +144,42 @@ def test_time_limit_is_reported(cyipopt):
     inst = small("poly3", "fit", m=60, n_noise=6, B=3)
     res = get_method("ipopt", hessian="limited-memory", time_limit=0.2).solve(inst)
     assert res.status == "time_limit" and "wall time" in res.message
+    _check_polished(inst, res)
+
+
+def test_building_the_nlp_counts_against_the_time_limit(cyipopt, monkeypatch):
+    """A build that uses the whole time limit runs no Ipopt: the answer is the start, polished."""
+    from minlp_fs.solvers import ipopt
+
+    build = ipopt.make_nlp
+    monkeypatch.setattr(ipopt, "make_nlp", lambda instance: (time.sleep(0.3), build(instance))[1])
+    inst = small("poly3", "paper", m=20)
+    res = get_method("ipopt", time_limit=0.2).solve(inst, start=[0, 3])
+    assert res.status == "time_limit" and res.info["solver_status"] == "not run", res.message
+    assert list(res.features) == [0, 3]
+    _check_polished(inst, res)
+
+
+def test_the_runs_deadline_stops_ipopt_whatever_its_max_wall_time(cyipopt, monkeypatch):
+    """The intermediate callback stops Ipopt at its first iteration past the run's deadline; here Ipopt's
+    own max_wall_time is out of the way and every gradient takes longer than the whole limit."""
+    from minlp_fs.solvers import ipopt
+
+    monkeypatch.setattr(ipopt.IpoptRelaxation, "ipopt_options",
+                        lambda self, time_limit=None: {"sb": "yes", "print_level": 0, "max_wall_time": 1e6})
+    build = ipopt.make_nlp
+
+    def slow_gradient(instance):
+        nlp = build(instance)
+        gradient = nlp.gradient
+        nlp.gradient = lambda x: (time.sleep(0.3), gradient(x))[1]
+        return nlp
+
+    monkeypatch.setattr(ipopt, "make_nlp", slow_gradient)
+    inst = small("poly3", "paper", m=20)
+    res = get_method("ipopt", time_limit=0.2).solve(inst, start=[0, 3])
+    assert res.status == "time_limit" and "wall time" in res.message, res.message
+    assert res.info["solver_status"].startswith("-5:")   # Ipopt's "user requested stop", named as the limit
     _check_polished(inst, res)
 
 
