@@ -6,7 +6,9 @@ reads the model/solve status, objective, bound (``objest``) and levels back from
 file. Running GAMS directly (rather than through Pyomo's GAMS interface) keeps the true status: a
 global solver counts as *proven optimal* only when its own bound meets its objective within
 ``optcr`` (Pyomo reports ``optimal`` for model status 8 even at the time limit with a wide gap),
-and levels are read only when the model status says a solution exists, never stale start values.
+and levels are read only when the model status says a solution exists, never stale start values (or,
+for the relaxation, when IPOPT was stopped at the time limit at an infeasible iterate: rounding makes a
+subset of it all the same).
 
 * :class:`Baron`: global MINLP (``certifies``); its bound is a valid bound on problem (4).
 * :class:`GamsKnitro`: Knitro's MINLP branch and bound, local on this nonconvex problem.
@@ -50,6 +52,9 @@ MISSING = UnavailableKind.MISSING_PACKAGE
 
 #: GAMS model status codes that come with a solution (optimal, locally optimal, feasible, integer, solved)
 WITH_SOLUTION = {1, 2, 7, 8, 15, 16, 17}
+#: GAMS model status of a solver interrupted at an infeasible point: for the relaxation (IPOPT), its iterate
+#: at the time limit, rounded and polished like any other (as the cyipopt and Pyomo routes do)
+INTERMEDIATE_INFEASIBLE = 6
 MODEL_STATUS = {1: "optimal", 2: "locally optimal", 3: "unbounded", 4: "infeasible", 5: "locally infeasible",
                 6: "intermediate infeasible", 7: "feasible solution", 8: "integer solution",
                 9: "intermediate non-integer", 10: "integer infeasible", 11: "licensing problem",
@@ -323,7 +328,8 @@ class GamsSolver(SolverMethod):
             what = "demo size limit exceeded" if size else "no licence"
             raise SolverUnavailableError(f"{what}: GAMS/{self.solver.upper()} says: " + " ".join(messages.splitlines()),
                                          UnavailableKind.SIZE_LIMIT if size else UnavailableKind.NO_LICENSE)
-        if mstat not in WITH_SOLUTION:
+        interrupted_iterate = self.relax and mstat == INTERMEDIATE_INFEASIBLE and sstat == 3
+        if mstat not in WITH_SOLUTION and not interrupted_iterate:
             detail = messages or ans.get("log", "")[-500:]
             return RawSolution(beta=None, failed=sstat != 3, time_limit_reached=sstat == 3, solver_status=status,
                                message=f"GAMS/{self.solver.upper()} returned no solution: {status}"

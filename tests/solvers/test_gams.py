@@ -85,6 +85,20 @@ def test_gams_ipopt_relaxation_then_rounding():
     assert res.objective == pytest.approx(AlphaSubproblem(inst).solve(res.features).value, rel=1e-9)
 
 
+def test_gams_ipopt_at_the_time_limit_rounds_its_last_iterate():
+    """Stopped by reslim (solve status 3), IPOPT's iterate is 'feasible' (model status 7) or 'intermediate
+    infeasible' (6): either way the run is a time limit with that iterate rounded and polished."""
+    from minlp_fs.api import build_instance
+
+    ipopt = GamsIpopt(time_limit=0.3)
+    _requires(ipopt)
+    inst = build_instance("bcd", B=3, m=100)           # GAMS/IPOPT needs about 2 s on it
+    res = ipopt.solve(inst, start=[0, 1, 2])
+    assert res.info["gams_solve_status"] == 3 and res.status == "time_limit", res.message
+    assert res.info["gams_model_status"] in (6, 7) and len(res.features) == inst.B
+    assert res.objective == pytest.approx(AlphaSubproblem(inst).solve(res.features).value, rel=1e-9)
+
+
 def test_warm_start_is_what_gams_receives(tmp_path):
     knitro = GamsKnitro(time_limit=10, keep_files=str(tmp_path))
     _requires(knitro)
