@@ -26,7 +26,9 @@ Ipopt ``add_option``, Knitro ``KN_set_param``); a name the solver does not know 
 it. A parameter that an adapter option already sets (:attr:`SolverMethod.reserved`, e.g. SCIP's
 ``limits/time`` from ``time_limit``) is refused: one setting, one place. Time limits are on the wall
 clock for every adapter: the solver's own wall-clock limit in process (SCIP, cyipopt, Knitro), and for
-an external process (GAMS) its limit plus a grace period, after which it is killed.
+an external process (GAMS) its limit plus a grace period, after which it is killed. Building the
+solver's model counts against the limit (the solver gets what is left; when nothing is, it does not
+run and the answer is the start).
 
 Units: a solver's objective and bound are those of the model it minimises, i.e. ``instance.sign * f``:
 f(alpha, beta) of problem (4) in the paper sense, the kernelised SVM primal

@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -300,6 +301,7 @@ class GamsSolver(SolverMethod):
         from ..models import build_model, load_start, solution_from_values
         from ..models.export import gms_text
 
+        t0 = time.perf_counter()
         model = build_model(instance, relax=self.relax)
         if warm is not None:
             load_start(model, warm.alpha, warm.beta)
@@ -310,8 +312,12 @@ class GamsSolver(SolverMethod):
             gms.write_text(gms_text(model, title=f"instance {instance.name} for GAMS/{self.solver.upper()}"))
             if self.keep_files and self.solver_options:  # beside the kept model, to rerun it as it ran
                 (folder / f"{self.solver}.opt").write_text(option_file_text(self.solver_options))
-            ans = solve_gms(gms, self.solver, time_limit, optcr=self.optcr, tee=self.tee,
-                            options=self.solver_options)
+            left = time_limit - (time.perf_counter() - t0)  # writing the model counts against the limit
+            if left <= 0:  # the answer is the start, as when the solver stops before improving on it
+                return RawSolution(beta=None if warm is None else warm.beta, time_limit_reached=True,
+                                   solver_status="not run",
+                                   message="the time limit was reached while the GAMS model was written")
+            ans = solve_gms(gms, self.solver, left, optcr=self.optcr, tee=self.tee, options=self.solver_options)
         mstat, sstat = ans.get("modelstat"), ans.get("solvestat")
         status = describe(mstat, sstat)
         info = {"gams_model_status": mstat, "gams_solve_status": sstat, "gams_resusd": ans.get("resusd"),

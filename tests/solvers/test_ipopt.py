@@ -227,3 +227,20 @@ def test_pyomo_route_reports_the_time_limit_with_its_point():
     assert res.info["gams_solve_status"] == 3, res.message
     assert res.status == "time_limit" and "resource interrupt" in res.message
     _check_polished(inst, res)
+
+
+def test_pyomo_route_counts_the_model_building_against_the_time_limit(monkeypatch):
+    """A Pyomo model build that uses the whole time limit runs no GAMS: the answer is the start, polished."""
+    pytest.importorskip("gamspy_base", reason="gamspy not installed (pip install minlp-fs[gams])")
+    import minlp_fs.models as models
+
+    route = get_method("ipopt-pyomo", time_limit=0.2)
+    if not route.availability():
+        pytest.skip(f"GAMS/IPOPT unavailable: {route.availability().reason}")
+    build = models.build_model
+    monkeypatch.setattr(models, "build_model", lambda *a, **k: (time.sleep(0.3), build(*a, **k))[1])
+    inst = small("poly3", "paper", m=20)
+    res = route.solve(inst, start=[0, 3])
+    assert res.status == "time_limit" and res.info["solver_status"] == "not run", res.message
+    assert list(res.features) == [0, 3]
+    _check_polished(inst, res)
