@@ -112,6 +112,13 @@ class RawSolution:
     message: str = ""
     info: dict = field(default_factory=dict)
 
+    @classmethod
+    def not_run(cls, warm, what: str) -> "RawSolution":
+        """The time limit was used up while ``what`` (e.g. "the NLP was built"): the solver does not run and
+        the answer is the start (none on a cold start), as when a solver stops before its first step."""
+        return cls(beta=None if warm is None else warm.beta, time_limit_reached=True, solver_status="not run",
+                   message=f"the time limit was reached while {what}")
+
 
 def top_b(beta: np.ndarray, B: int) -> tuple:
     """The B largest entries of beta, ties broken by the lower index; a sorted tuple of indices."""

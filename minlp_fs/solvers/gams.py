@@ -313,10 +313,8 @@ class GamsSolver(SolverMethod):
             if self.keep_files and self.solver_options:  # beside the kept model, to rerun it as it ran
                 (folder / f"{self.solver}.opt").write_text(option_file_text(self.solver_options))
             left = time_limit - (time.perf_counter() - t0)  # writing the model counts against the limit
-            if left <= 0:  # the answer is the start, as when the solver stops before improving on it
-                return RawSolution(beta=None if warm is None else warm.beta, time_limit_reached=True,
-                                   solver_status="not run",
-                                   message="the time limit was reached while the GAMS model was written")
+            if left <= 0:
+                return RawSolution.not_run(warm, "the GAMS model was written")
             ans = solve_gms(gms, self.solver, left, optcr=self.optcr, tee=self.tee, options=self.solver_options)
         mstat, sstat = ans.get("modelstat"), ans.get("solvestat")
         status = describe(mstat, sstat)

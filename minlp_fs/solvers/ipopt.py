@@ -40,8 +40,8 @@ class _UntilDeadline:
     stops Ipopt (status "user requested stop") at its first iteration past ``deadline``, a
     ``time.perf_counter()`` value: the run's own wall clock, the same instant as Ipopt's ``max_wall_time``
     counted from the run's start. Ipopt calls it, and checks ``max_wall_time``, once per iteration; neither
-    can interrupt an iteration or Ipopt's initialisation (a first factorisation of the KKT matrix, over a
-    second on a few hundred rows)."""
+    can interrupt an iteration or Ipopt's initialisation (its first, symbolic factorisation of the KKT matrix:
+    1-1.5 s on the 569 rows of bcd in the fit sense)."""
 
     def __init__(self, nlp, deadline: float):
         self.nlp, self.deadline = nlp, deadline
@@ -141,9 +141,8 @@ class IpoptRelaxation(SolverMethod):
         x0 = nlp.start(warm)
         x0_objective = nlp.objective(x0)
         build = time.perf_counter() - t0
-        if build >= time_limit:  # the answer is the start, as when Ipopt stops at its iteration 0
-            return RawSolution(beta=None if warm is None else warm.beta, time_limit_reached=True,
-                               solver_status="not run", message="the time limit was reached while the NLP was built")
+        if build >= time_limit:
+            return RawSolution.not_run(warm, "the NLP was built")
         prob = self.problem(nlp, deadline)
         x, out = prob.solve(x0)
         code = int(out["status"])
@@ -198,10 +197,8 @@ class IpoptPyomo(SolverMethod):
             load_start(model, warm.alpha, warm.beta)
         x0_objective = pyo.value(model.objective) if warm is not None else None
         build = time.perf_counter() - t0
-        if build >= time_limit:  # the answer is the start, as when IPOPT stops at its iteration 0
-            return RawSolution(beta=None if warm is None else warm.beta, time_limit_reached=True,
-                               solver_status="not run",
-                               message="the time limit was reached while the Pyomo model was built")
+        if build >= time_limit:
+            return RawSolution.not_run(warm, "the Pyomo model was built")
         lines = [f"option reslim={time_limit - build};"] + (["GAMS_MODEL.optfile = 1;"] if self.solver_options else [])
         with tempfile.TemporaryDirectory(prefix="minlp_fs_pyomo_") as tmp:  # GAMS's curdir: ipopt.opt goes there
             log = Path(tmp) / "gams.log"

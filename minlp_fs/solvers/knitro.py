@@ -120,9 +120,8 @@ class Knitro(SolverMethod):
         x0 = nlp.start(warm)
         x0_objective = nlp.objective(x0)
         beta_idx = _beta_positions(nlp)
-        if time.perf_counter() - t0 >= time_limit:  # the answer is the start, as when Knitro stops at once
-            return RawSolution(beta=None if warm is None else warm.beta, time_limit_reached=True,
-                               solver_status="not run", message="the time limit was reached while the NLP was built")
+        if time.perf_counter() - t0 >= time_limit:
+            return RawSolution.not_run(warm, "the NLP was built")
         kc = kn.KN_new()
         try:
             kn.KN_add_vars(kc, nlp.nx)

@@ -222,10 +222,8 @@ class Scip(SolverMethod):
         sm = ScipModel(instance)
         model = sm.model
         build = time.perf_counter() - t0
-        if build >= time_limit:  # the answer is the start, as when SCIP stops before improving on it
-            return RawSolution(beta=None if warm is None else warm.beta, time_limit_reached=True,
-                               solver_status="not run",
-                               message="the time limit was reached while the SCIP model was built")
+        if build >= time_limit:
+            return RawSolution.not_run(warm, "the SCIP model was built")
         model.hideOutput(not self.tee)
         set_params(model, self.solver_params({
             "limits/time": time_limit - build, "timing/clocktype": 2,  # 2: wall clock; the building counts
