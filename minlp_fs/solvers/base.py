@@ -26,7 +26,9 @@ Ipopt ``add_option``, Knitro ``KN_set_param``); a name the solver does not know 
 it. A parameter that an adapter option already sets (:attr:`SolverMethod.reserved`, e.g. SCIP's
 ``limits/time`` from ``time_limit``) is refused: one setting, one place. Time limits are on the wall
 clock for every adapter: the solver's own wall-clock limit in process (SCIP, cyipopt, Knitro), and for
-an external process (GAMS) its limit plus a grace period, after which it is killed.
+an external process (GAMS) its limit plus a grace period, after which it is killed. Building the
+solver's model counts against the limit (the solver gets what is left; when nothing is, it does not
+run and the answer is the start).
 
 Units: a solver's objective and bound are those of the model it minimises, i.e. ``instance.sign * f``:
 f(alpha, beta) of problem (4) in the paper sense, the kernelised SVM primal
@@ -109,6 +111,13 @@ class RawSolution:
     trace: list = field(default_factory=list)
     message: str = ""
     info: dict = field(default_factory=dict)
+
+    @classmethod
+    def not_run(cls, warm, what: str) -> "RawSolution":
+        """The time limit was used up while ``what`` (e.g. "the NLP was built"): the solver does not run and
+        the answer is the start (none on a cold start), as when a solver stops before its first step."""
+        return cls(beta=None if warm is None else warm.beta, time_limit_reached=True, solver_status="not run",
+                   message=f"the time limit was reached while {what}")
 
 
 def top_b(beta: np.ndarray, B: int) -> tuple:

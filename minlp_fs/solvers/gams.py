@@ -6,7 +6,9 @@ reads the model/solve status, objective, bound (``objest``) and levels back from
 file. Running GAMS directly (rather than through Pyomo's GAMS interface) keeps the true status: a
 global solver counts as *proven optimal* only when its own bound meets its objective within
 ``optcr`` (Pyomo reports ``optimal`` for model status 8 even at the time limit with a wide gap),
-and levels are read only when the model status says a solution exists, never stale start values.
+and levels are read only when the model status says a solution exists, never stale start values (or,
+for the relaxation, when IPOPT was stopped at the time limit at an infeasible iterate: rounding makes a
+subset of it all the same).
 
 * :class:`Baron`: global MINLP (``certifies``); its bound is a valid bound on problem (4).
 * :class:`GamsKnitro`: Knitro's MINLP branch and bound, local on this nonconvex problem.
@@ -38,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +53,9 @@ MISSING = UnavailableKind.MISSING_PACKAGE
 
 #: GAMS model status codes that come with a solution (optimal, locally optimal, feasible, integer, solved)
 WITH_SOLUTION = {1, 2, 7, 8, 15, 16, 17}
+#: GAMS model status of a solver interrupted at an infeasible point: for the relaxation (IPOPT), its iterate
+#: at the time limit, rounded and polished like any other (as the cyipopt and Pyomo routes do)
+INTERMEDIATE_INFEASIBLE = 6
 MODEL_STATUS = {1: "optimal", 2: "locally optimal", 3: "unbounded", 4: "infeasible", 5: "locally infeasible",
                 6: "intermediate infeasible", 7: "feasible solution", 8: "integer solution",
                 9: "intermediate non-integer", 10: "integer infeasible", 11: "licensing problem",
@@ -251,9 +257,10 @@ def _listing_messages(listing: str) -> str:
     return "\n".join(keep[-20:])
 
 
-def _describe(mstat, sstat) -> str:
+def describe(mstat, sstat) -> str:
+    """GAMS's two codes, named: 'model status 7 (feasible solution), solve status 3 (resource interrupt)'."""
     def code(x):
-        return "NA" if x is None else str(int(x))
+        return "NA" if x is None or not math.isfinite(x) else str(int(x))
     return (f"model status {code(mstat)} ({MODEL_STATUS.get(mstat, '?')}), "
             f"solve status {code(sstat)} ({SOLVE_STATUS.get(sstat, '?')})")
 
@@ -294,6 +301,7 @@ class GamsSolver(SolverMethod):
         from ..models import build_model, load_start, solution_from_values
         from ..models.export import gms_text
 
+        t0 = time.perf_counter()
         model = build_model(instance, relax=self.relax)
         if warm is not None:
             load_start(model, warm.alpha, warm.beta)
@@ -304,10 +312,12 @@ class GamsSolver(SolverMethod):
             gms.write_text(gms_text(model, title=f"instance {instance.name} for GAMS/{self.solver.upper()}"))
             if self.keep_files and self.solver_options:  # beside the kept model, to rerun it as it ran
                 (folder / f"{self.solver}.opt").write_text(option_file_text(self.solver_options))
-            ans = solve_gms(gms, self.solver, time_limit, optcr=self.optcr, tee=self.tee,
-                            options=self.solver_options)
+            left = time_limit - (time.perf_counter() - t0)  # writing the model counts against the limit
+            if left <= 0:
+                return RawSolution.not_run(warm, "the GAMS model was written")
+            ans = solve_gms(gms, self.solver, left, optcr=self.optcr, tee=self.tee, options=self.solver_options)
         mstat, sstat = ans.get("modelstat"), ans.get("solvestat")
-        status = _describe(mstat, sstat)
+        status = describe(mstat, sstat)
         info = {"gams_model_status": mstat, "gams_solve_status": sstat, "gams_resusd": ans.get("resusd"),
                 "relaxation": self.relax}
         if ans.get("timeout"):
@@ -322,7 +332,8 @@ class GamsSolver(SolverMethod):
             what = "demo size limit exceeded" if size else "no licence"
             raise SolverUnavailableError(f"{what}: GAMS/{self.solver.upper()} says: " + " ".join(messages.splitlines()),
                                          UnavailableKind.SIZE_LIMIT if size else UnavailableKind.NO_LICENSE)
-        if mstat not in WITH_SOLUTION:
+        interrupted_iterate = self.relax and mstat == INTERMEDIATE_INFEASIBLE and sstat == 3
+        if mstat not in WITH_SOLUTION and not interrupted_iterate:
             detail = messages or ans.get("log", "")[-500:]
             return RawSolution(beta=None, failed=sstat != 3, time_limit_reached=sstat == 3, solver_status=status,
                                message=f"GAMS/{self.solver.upper()} returned no solution: {status}"

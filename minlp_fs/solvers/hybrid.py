@@ -11,7 +11,8 @@ answers), so the incumbent only improves; the trace tags each improvement with t
 found it (``ls*``, ``scip``, ...). The bound is the best of the global solvers' bounds and the valid
 bound of the sense (paper: the trivial bound; fit: g <= 0). The time limit is shared: each solver run
 gets the remaining time divided by the rounds left. Certified when a global solver certified the
-incumbent's value.
+incumbent's value. The status is ``time_limit`` when the deadline stopped the rounds or cut the last
+component run (a solver cut by its share of the time is not the end of the hybrid).
 """
 from __future__ import annotations
 
@@ -112,6 +113,8 @@ class Hybrid(Method):
             _, improved_h = run_one(heur_name, heuristic, start_h)
             if not (improved_s or improved_h):
                 break
+        if status == Status.CONVERGED and rounds[-1]["status"] == Status.TIME_LIMIT and deadline.expired():
+            status = Status.TIME_LIMIT  # the last component was cut by the hybrid's own deadline
         run.certified, run.bound = certified, bound
         run.info.update(solver=solver_name, heuristic=heur_name, scope=scope)
         return Status.OPTIMAL if certified else status

@@ -118,7 +118,10 @@ class Knitro(SolverMethod):
         t0 = time.perf_counter()
         nlp = make_nlp(instance)
         x0 = nlp.start(warm)
+        x0_objective = nlp.objective(x0)
         beta_idx = _beta_positions(nlp)
+        if time.perf_counter() - t0 >= time_limit:
+            return RawSolution.not_run(warm, "the NLP was built")
         kc = kn.KN_new()
         try:
             kn.KN_add_vars(kc, nlp.nx)
@@ -139,8 +142,8 @@ class Knitro(SolverMethod):
                 kn.KN_set_cb_hess(kc, cb, hessIndexVars1=list(v1), hessIndexVars2=list(v2),
                                   hessCallback=eval_h)
             kn.KN_set_cb_user_params(kc, cb, nlp)
-            set_params(kc, self.knitro_params(time_limit), self.name)
             build = time.perf_counter() - t0
+            set_params(kc, self.knitro_params(max(time_limit - build, 1e-3)), self.name)  # the building counts
             code = kn.KN_solve(kc)
             status, obj, x, _ = kn.KN_get_solution(kc)
         finally:
@@ -151,7 +154,7 @@ class Knitro(SolverMethod):
             time_limit_reached=limit, failed=not (limit or -199 <= code <= 0),
             wall_time_s=time.perf_counter() - t0,
             message=f"Knitro stopped at a limit (return code {code})" if limit else "",
-            info={"build_time_s": build, "x0_objective": nlp.objective(x0), "hessian": self.hessian})
+            info={"build_time_s": build, "x0_objective": x0_objective, "hessian": self.hessian})
 
 
 def set_params(kc, params: dict, owner: str = "knitro") -> None:

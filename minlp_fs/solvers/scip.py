@@ -222,9 +222,11 @@ class Scip(SolverMethod):
         sm = ScipModel(instance)
         model = sm.model
         build = time.perf_counter() - t0
+        if build >= time_limit:
+            return RawSolution.not_run(warm, "the SCIP model was built")
         model.hideOutput(not self.tee)
         set_params(model, self.solver_params({
-            "limits/time": float(time_limit), "timing/clocktype": 2,  # 2: wall clock
+            "limits/time": time_limit - build, "timing/clocktype": 2,  # 2: wall clock; the building counts
             "limits/memory": float(self.memory_limit_mb), "limits/gap": float(self.gap),
             "randomization/randomseedshift": int(self.seed)}), self.name)
         log, trace = [], []

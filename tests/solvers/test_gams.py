@@ -85,6 +85,39 @@ def test_gams_ipopt_relaxation_then_rounding():
     assert res.objective == pytest.approx(AlphaSubproblem(inst).solve(res.features).value, rel=1e-9)
 
 
+def test_gams_ipopt_at_the_time_limit_rounds_its_last_iterate(monkeypatch):
+    """Stopped by reslim (solve status 3), IPOPT's iterate is 'feasible' (model status 7) or 'intermediate
+    infeasible' (6): either way the run is a time limit with that iterate rounded and polished."""
+    from minlp_fs.api import build_instance
+
+    ipopt = GamsIpopt(time_limit=60)
+    _requires(ipopt)
+    inst = build_instance("bcd", B=3, m=100)           # IPOPT needs about 1 s on it: reslim 0.05 stops it
+    solve_gms = gams.solve_gms
+    monkeypatch.setattr(gams, "solve_gms", lambda path, solver, time_limit, **kw: solve_gms(path, solver, 0.05, **kw))
+    res = ipopt.solve(inst, start=[0, 1, 2])
+    assert res.info["gams_solve_status"] == 3 and res.status == "time_limit", res.message
+    assert res.info["gams_model_status"] in (6, 7) and len(res.features) == inst.B
+    assert res.objective == pytest.approx(AlphaSubproblem(inst).solve(res.features).value, rel=1e-9)
+
+
+def test_writing_the_model_counts_against_the_time_limit(monkeypatch):
+    """A model build that uses the whole time limit runs no GAMS: the answer is the start, polished."""
+    import time
+
+    import minlp_fs.models as models
+
+    ipopt = GamsIpopt(time_limit=0.2)
+    _requires(ipopt)
+    build = models.build_model
+    monkeypatch.setattr(models, "build_model", lambda *a, **k: (time.sleep(0.3), build(*a, **k))[1])
+    inst = _instance(12, n=5, kernel="poly2")
+    res = ipopt.solve(inst, start=[0, 1])
+    assert res.status == "time_limit" and res.info["solver_status"] == "not run", res.message
+    assert list(res.features) == [0, 1]
+    assert res.objective == pytest.approx(AlphaSubproblem(inst).solve((0, 1)).value, rel=1e-9)
+
+
 def test_warm_start_is_what_gams_receives(tmp_path):
     knitro = GamsKnitro(time_limit=10, keep_files=str(tmp_path))
     _requires(knitro)

@@ -78,3 +78,37 @@ def test_hybrid_bound_is_the_best_of_the_solvers_and_the_senses_valid_bound(sens
     assert not inst.better(glob.bound, local.bound)   # never looser than the sense's bound
     if sense == "paper":   # SCIP proves this one within the limit: its bound replaces the trivial one
         assert glob.certified and glob.bound == pytest.approx(opt, rel=1e-5)
+
+
+def test_a_last_heuristic_stopped_by_the_deadline_makes_the_hybrid_a_time_limit(monkeypatch):
+    """No improvement in the round ends the hybrid, but when its heuristic was cut by the deadline the run
+    ended because of the time limit, not by converging."""
+    import dataclasses
+    import time
+
+    from minlp_fs.result import Status
+    from minlp_fs.solvers.base import Availability
+
+    inst = small("rbf")
+    found = get_method("ls*").solve(inst, start=[0, 1])
+    hybrid = get_method("hybrid:ipopt", time_limit=0.3, max_rounds=1)
+    heuristic_runs = iter([(0.0, found), (0.5, dataclasses.replace(found, status=Status.TIME_LIMIT))])
+
+    class Component:
+        def __init__(self, name):
+            self.name = name
+
+        def availability(self, instance):
+            return Availability(True)
+
+        def solve(self, instance, start=None, oracle=None):
+            if self.name == "ipopt":        # the solver finds the same subset again
+                return dataclasses.replace(found, method="ipopt")
+            pause, result = next(heuristic_runs)
+            time.sleep(pause)               # the second heuristic run outlasts the hybrid's deadline
+            return result
+
+    monkeypatch.setattr(Hybrid, "_component", lambda self, name, time_limit: Component(name))
+    res = hybrid.solve(inst, start=[0, 1])
+    assert [r["component"] for r in res.info["rounds"]] == ["ls*", "ipopt", "ls*"]
+    assert res.status == "time_limit" and res.features == found.features

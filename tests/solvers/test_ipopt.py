@@ -1,5 +1,6 @@
 """The relaxation NLPs (derivatives against finite differences) and the two Ipopt adapters."""
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -146,6 +147,42 @@ def test_time_limit_is_reported(cyipopt):
     _check_polished(inst, res)
 
 
+def test_building_the_nlp_counts_against_the_time_limit(cyipopt, monkeypatch):
+    """A build that uses the whole time limit runs no Ipopt: the answer is the start, polished."""
+    from minlp_fs.solvers import ipopt
+
+    build = ipopt.make_nlp
+    monkeypatch.setattr(ipopt, "make_nlp", lambda instance: (time.sleep(0.3), build(instance))[1])
+    inst = small("poly3", "paper", m=20)
+    res = get_method("ipopt", time_limit=0.2).solve(inst, start=[0, 3])
+    assert res.status == "time_limit" and res.info["solver_status"] == "not run", res.message
+    assert list(res.features) == [0, 3]
+    _check_polished(inst, res)
+
+
+def test_the_runs_deadline_stops_ipopt_whatever_its_max_wall_time(cyipopt, monkeypatch):
+    """The intermediate callback stops Ipopt at its first iteration past the run's deadline; here Ipopt's
+    own max_wall_time is out of the way and every gradient takes longer than the whole limit."""
+    from minlp_fs.solvers import ipopt
+
+    monkeypatch.setattr(ipopt.IpoptRelaxation, "ipopt_options",
+                        lambda self, time_limit=None: {"sb": "yes", "print_level": 0, "max_wall_time": 1e6})
+    build = ipopt.make_nlp
+
+    def slow_gradient(instance):
+        nlp = build(instance)
+        gradient = nlp.gradient
+        nlp.gradient = lambda x: (time.sleep(0.3), gradient(x))[1]
+        return nlp
+
+    monkeypatch.setattr(ipopt, "make_nlp", slow_gradient)
+    inst = small("poly3", "paper", m=20)
+    res = get_method("ipopt", time_limit=0.2).solve(inst, start=[0, 3])
+    assert res.status == "time_limit" and "wall time" in res.message, res.message
+    assert res.info["solver_status"].startswith("-5:")   # Ipopt's "user requested stop", named as the limit
+    _check_polished(inst, res)
+
+
 def test_bad_hessian_option():
     with pytest.raises(InputError, match="hessian"):
         get_method("ipopt", hessian="bfgs")
@@ -172,3 +209,38 @@ def test_pyomo_route_solves_the_same_relaxation(cyipopt):
     assert res.info["x0_objective"] == pytest.approx(native.info["x0_objective"], rel=1e-6)
     assert res.info["relaxation_objective"] == pytest.approx(native.info["relaxation_objective"], rel=1e-4)
     assert res.features == native.features
+
+
+def test_pyomo_route_reports_the_time_limit_with_its_point():
+    """GAMS stops IPOPT at reslim with solve status 3 (resource interrupt); Pyomo's results name only the
+    model status (feasible, or intermediate infeasible as ``infeasible``): the run is a time limit,
+    not a failure, and the last point is rounded and polished."""
+    pytest.importorskip("gamspy_base", reason="gamspy not installed (pip install minlp-fs[gams])")
+    from minlp_fs.api import build_instance
+
+    inst = build_instance("bcd", B=3, m=100)          # GAMS/IPOPT needs about 2 s on it
+    route = get_method("ipopt-pyomo", time_limit=0.5)
+    avail = route.availability(inst)
+    if not avail:
+        pytest.skip(f"GAMS/IPOPT unavailable: {avail.reason}")
+    res = route.solve(inst, start=[0, 1, 2])
+    assert res.info["gams_solve_status"] == 3, res.message
+    assert res.status == "time_limit" and "resource interrupt" in res.message
+    _check_polished(inst, res)
+
+
+def test_pyomo_route_counts_the_model_building_against_the_time_limit(monkeypatch):
+    """A Pyomo model build that uses the whole time limit runs no GAMS: the answer is the start, polished."""
+    pytest.importorskip("gamspy_base", reason="gamspy not installed (pip install minlp-fs[gams])")
+    import minlp_fs.models as models
+
+    route = get_method("ipopt-pyomo", time_limit=0.2)
+    if not route.availability():
+        pytest.skip(f"GAMS/IPOPT unavailable: {route.availability().reason}")
+    build = models.build_model
+    monkeypatch.setattr(models, "build_model", lambda *a, **k: (time.sleep(0.3), build(*a, **k))[1])
+    inst = small("poly3", "paper", m=20)
+    res = route.solve(inst, start=[0, 3])
+    assert res.status == "time_limit" and res.info["solver_status"] == "not run", res.message
+    assert list(res.features) == [0, 3]
+    _check_polished(inst, res)

@@ -74,3 +74,22 @@ def test_runs_when_licensed():
     assert res.status in ("converged", "time_limit") and not res.certified
     assert res.objective == pytest.approx(inst.objective(res.alpha, res.features), abs=1e-9)
     assert res.info["x0_objective"] == pytest.approx(AlphaSubproblem(inst).solve((0, 1)).value, rel=1e-9)
+
+
+def test_building_the_nlp_counts_against_the_time_limit(monkeypatch):
+    """A build that uses the whole time limit runs no Knitro (no licence needed to get there): the answer
+    is the start, polished."""
+    pytest.importorskip("knitro", reason="knitro not installed (pip install minlp-fs[knitro])")
+    import time
+
+    from minlp_fs.solvers import knitro
+    from minlp_fs.solvers.base import Availability
+
+    monkeypatch.setattr(knitro, "license_check", lambda: Availability(True))
+    build = knitro.make_nlp
+    monkeypatch.setattr(knitro, "make_nlp", lambda instance: (time.sleep(0.3), build(instance))[1])
+    inst = small()
+    res = get_method("knitro", time_limit=0.2).solve(inst, start=[0, 1])
+    assert res.status == "time_limit" and res.info["solver_status"] == "not run", res.message
+    assert list(res.features) == [0, 1]
+    assert res.objective == pytest.approx(AlphaSubproblem(inst).solve((0, 1)).value, rel=1e-9)

@@ -120,3 +120,18 @@ def test_models_scip_would_expand_past_memory_are_refused_before_running():
     res = get_method("scip", time_limit=5.0, max_expanded_terms=terms - 1).solve(inst)
     assert res.status == "unavailable" and "model too large for SCIP" in res.message
     assert get_method("scip", time_limit=5.0, max_expanded_terms=terms).availability(inst)
+
+
+def test_building_the_model_counts_against_the_time_limit(monkeypatch):
+    """A model build that uses the whole time limit runs no SCIP: the answer is the start, polished."""
+    import time
+
+    from minlp_fs.solvers import scip
+
+    build = scip.ScipModel
+    monkeypatch.setattr(scip, "ScipModel", lambda instance: (time.sleep(0.3), build(instance))[1])
+    inst = tiny("poly2")
+    res = get_method("scip", time_limit=0.2, heuristic=None).solve(inst, start=[0, 3])
+    assert res.status == "time_limit" and res.info["solver_status"] == "not run", res.message
+    assert list(res.features) == [0, 3]
+    _check_polished(inst, res)
