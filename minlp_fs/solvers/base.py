@@ -106,6 +106,8 @@ class RawSolution:
     alpha: np.ndarray | None = None
     proven_optimal: bool = False
     time_limit_reached: bool = False
+    #: the solver stopped on a Ctrl-C it caught itself (SCIP's userinterrupt): the answer so far, status interrupted
+    interrupted: bool = False
     failed: bool = False
     wall_time_s: float = 0.0
     trace: list = field(default_factory=list)
@@ -236,7 +238,8 @@ class SolverMethod(Method):
                 inc.callback(inc.trace[-1])
         beta = None if raw.beta is None else np.asarray(raw.beta, dtype=float)
         if beta is None or beta.shape != (instance.n,) or not np.all(np.isfinite(beta)):
-            status = Status.TIME_LIMIT if raw.time_limit_reached and not raw.failed and beta is None else Status.ERROR
+            status = Status.ERROR if raw.failed or beta is not None else \
+                Status.INTERRUPTED if raw.interrupted else Status.TIME_LIMIT if raw.time_limit_reached else Status.ERROR
             msg = raw.message or ("the solver returned no solution" if beta is None else
                                   f"the solver returned an unusable beta (shape {beta.shape}, "
                                   f"n = {instance.n})")
@@ -256,6 +259,8 @@ class SolverMethod(Method):
         msg = raw.message
         if raw.failed:
             return Status.ERROR, False, bound, msg or "the solver failed"
+        if raw.interrupted:
+            return Status.INTERRUPTED, False, bound, msg
         if raw.time_limit_reached:
             return Status.TIME_LIMIT, False, bound, msg
         if not (raw.proven_optimal and self.certifies):

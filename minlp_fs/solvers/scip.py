@@ -22,6 +22,10 @@ zero gap (and the base class's check of our polished value against SCIP's bounds
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
+import sys
 import time
 import typing
 from dataclasses import dataclass
@@ -35,7 +39,24 @@ from ..options import option
 from ..result import TracePoint
 from .base import Availability, RawSolution, SolverMethod, top_b
 
-#: SCIP statuses that are resource limits (the answer is feasible but unproven)
+@contextlib.contextmanager
+def _c_stdout_to_stderr():
+    """The process's stdout (file descriptor 1) sent to stderr while SCIP runs: SCIP prints "pressed CTRL-C ..."
+    to the C stdout whatever its own output settings, which broke `minlp-fs ... --json` (the review of the eighth
+    session). The C library's buffers are flushed before the descriptor is put back."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        with contextlib.suppress(OSError, AttributeError, TypeError):   # no C library to flush: nothing buffered
+            ctypes.CDLL(None).fflush(None)
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+#: SCIP statuses that end a run early with a feasible, unproven answer (resource limits; userinterrupt: a Ctrl-C)
 _LIMITS = ("timelimit", "memlimit", "nodelimit", "totalnodelimit", "stallnodelimit", "sollimit",
            "bestsollimit", "restartlimit", "gaplimit", "userinterrupt")
 
@@ -244,7 +265,8 @@ class Scip(SolverMethod):
         t_start = time.perf_counter() - t0
         model.includeEventhdlr(_best_events(log, t0, trace, instance.sign, heur_name),
                                "minlpfs_trace", "incumbent trace")
-        model.optimize()
+        with _c_stdout_to_stderr():
+            model.optimize()
         status = model.getStatus()
         best = model.getBestSol() if model.getNSols() > 0 else None
         beta = None if best is None else np.array([model.getSolVal(best, v) for v in sm.beta])
@@ -257,7 +279,8 @@ class Scip(SolverMethod):
             beta=beta, alpha=alpha, solver_status=status,
             objective=None if best is None else model.getSolObjVal(best), bound=model.getDualbound(),
             proven_optimal=status == "optimal" and gap <= max(self.gap, 1e-6),
-            time_limit_reached=status in _LIMITS and status != "gaplimit",
+            time_limit_reached=status in _LIMITS and status not in ("gaplimit", "userinterrupt"),
+            interrupted=status == "userinterrupt",   # SCIP caught the Ctrl-C itself: the answer so far, status interrupted
             failed=status not in _LIMITS and status != "optimal", wall_time_s=time.perf_counter() - t0,
             trace=trace, message="" if status == "optimal" else f"SCIP stopped: {status}, gap {gap:.3g}",
             info={"build_time_s": build, "presolve_time_s": model.getPresolvingTime(), "gap": gap,
