@@ -288,8 +288,8 @@ class ACSOStar(ACSO):
                     else:  # proven worse than the reference, no better than the incumbent: no offer can win;
                         # its key is a bound (_pop_centre)
                         heapq.heappush(explored, (proven_key, fit.subset))
-                if len(refits) < len(part):  # _refit stopped: a fit at the trivial bound, or the deadline
-                    break
+                if len(refits) < len(part) or incumbent.proves_optimal:  # _refit's own stops (a fit at the trivial
+                    break                                                  # bound, the deadline), or a part ending with it
             info["iterations"] += 1
             info["n_evaluations"] += step.n_evals
             stale = 0 if improved else stale + 1

@@ -193,6 +193,29 @@ def test_paper_sense_search_stops_at_the_first_fit_attaining_the_trivial_bound(n
     assert len(values) - 1 - first <= after
 
 
+def test_acso_star_stops_at_a_fit_attaining_the_trivial_bound_at_the_end_of_a_part(monkeypatch):
+    """ACSO* re-fits its pool in parts (ACSOStar._parts); with parts of one fit, a fit at the trivial bound always
+    ends a part, and no re-fit may start after it (as in one call of _refit over the whole pool)."""
+    import minlp_fs.heuristics.acso as acso_module
+    monkeypatch.setattr(acso_module, "CHUNK", 1)
+    bcd = load_dataset("bcd")
+    inst = make_instance(bcd.X[:, 8:16], bcd.y, B=2, kernel="poly3", m=60)
+    oracle = AlphaSubproblem(inst)
+    values = []
+    solve = oracle.solve
+
+    def recording_solve(*args, **kwargs):
+        fit = solve(*args, **kwargs)
+        values.append(fit.value)
+        return fit
+
+    oracle.solve = recording_solve
+    r = ACSOStar(opt_window=1).solve(inst, oracle=oracle)
+    assert r.certified and inst.proves_optimal(r.objective)
+    first = next(i for i, v in enumerate(values) if inst.proves_optimal(v))
+    assert first == len(values) - 1
+
+
 class _NoEarlyStop(ACSOStar):
     """ACSO* as Algorithm 4 states it: every re-fit solved to the end."""
 
