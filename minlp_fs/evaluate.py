@@ -121,14 +121,17 @@ def read_sol(instance, sol_path, col_path=None) -> tuple:
 
 
 #: what the provenance of an exported model must agree on with the instance a solution is valued on
-_PROVENANCE_KEYS = ("m", "n", "B", "C", "sense", "kernel")
+_PROVENANCE_KEYS = ("m", "n", "B", "C", "sense", "kernel", "rows")
 
 
 def _check_provenance(instance, info: dict, path) -> None:
-    """The solution's model was exported for this instance: m, n, B, C, sense and kernel as the file's
-    provenance records them (keys it lacks are not checked), or an InputError listing each difference."""
+    """The solution's model was exported for this instance: m, n, B, C, sense, kernel and the dataset's rows
+    as the file's provenance records them (keys it lacks are not checked), or an InputError listing each
+    difference. (The scaling is not part of an instance: the rows and parameters are what can be checked.)"""
+    from .models.provenance import instance_rows
+
     ours = {"m": instance.m, "n": instance.n, "B": instance.B, "C": instance.C, "sense": instance.sense,
-            "kernel": instance.kernel.params()}
+            "kernel": instance.kernel.params(), "rows": instance_rows(instance)}
     diff = [f"{k} {info[k]!r} there, {ours[k]!r} here" for k in _PROVENANCE_KEYS
             if k in info and not _same(info[k], ours[k])]
     if diff:

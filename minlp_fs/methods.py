@@ -180,18 +180,21 @@ class Run:
                                        bound=self.bound, message=message, info=self.info)
         if result.certified and "tolerance" not in result.info:   # a certified claim states its tolerance
             result.info["tolerance"] = self._tolerance(result)
-            if not result.message:
+            if not result.message and "kkt" in result.info["tolerance"]:
                 result.message = (f"optimal: every subset's SVM dual and every bound to KKT tolerance "
                                   f"{result.info['tolerance']['kkt']:g} (value accuracy: benchmarks/RESULTS.md)")
         return result
 
     def _tolerance(self, result) -> dict:
-        """What a certified result is optimal to: the trivial bound's relative tolerance (Remark 1), or the
-        KKT tolerance of the alpha-subproblems its search solved (an exact method's certificate)."""
+        """What a certified result is optimal to: the trivial bound's relative tolerance (Remark 1); a general
+        solver's proof, to its gap and the relative agreement of our polished value with it
+        (``certify_rtol``); or the KKT tolerance of the alpha-subproblems an exact method's search solved."""
         from .objective import TRIVIAL_RTOL
 
         if self.instance.proves_optimal(result.objective):
             return {"trivial_bound_rtol": TRIVIAL_RTOL}
+        if hasattr(self.method, "certify_rtol"):
+            return {"solver_gap": self.info.get("gap"), "certify_rtol": self.method.certify_rtol}
         from .alpha import DEFAULT_TOL
 
         return {"kkt": self._oracle.tol if self._oracle is not None else DEFAULT_TOL}

@@ -302,5 +302,5 @@ def test_raw_unscaled_data_with_scaling_none_is_refused_at_once():
     fit ran for minutes in libsvm (review of the eighth session); now one InputError up front."""
     from sklearn.datasets import load_breast_cancer
     X, y = load_breast_cancer(return_X_y=True)
-    with pytest.raises(ValueError, match="too large for double precision.*scale the data"):
+    with pytest.raises(ValueError, match="too large for double precision.*scale the features to \\[0, 1\\]"):
         CardinalitySVC(n_features=3, scaling="none", method=FAST).fit(X, y)

@@ -143,3 +143,17 @@ def test_a_solution_of_another_instances_model_is_refused(small_poly_instance, t
     with pytest.raises(InputError, match=r"m.json records a model of another instance \(B 2 there, 3 here; C 5.0 "
                                          r"there, 10.0 here; sense 'fit' there, 'paper' here\)"):
         read_sol(inst, tmp_path / "m.sol")
+
+
+def test_a_solution_of_other_rows_is_refused(tmp_path):
+    """The provenance records the dataset rows an instance holds: a model exported for one sample is not
+    valued on another (review of the eighth session)."""
+    from minlp_fs.datasets import load_dataset
+    from minlp_fs.instance import make_instance
+    from minlp_fs.models.export import write_gms
+
+    bcd = load_dataset("bcd")
+    write_gms(make_instance(bcd.X, bcd.y, B=2, m=12, seed=0), tmp_path / "m.gms")
+    (tmp_path / "m.gdx").write_text("")
+    with pytest.raises(InputError, match="records a model of another instance \\(rows"):
+        read_gdx(make_instance(bcd.X, bcd.y, B=2, m=12, seed=1), tmp_path / "m.gdx")

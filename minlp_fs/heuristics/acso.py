@@ -272,9 +272,10 @@ class ACSOStar(ACSO):
             step = greedy_step(fixed, instance.B)
             pool, _ = fixed_alpha_local_search(fixed, step.subset, self.pool_size)
             new = [s for s in pool if s not in tabu]
-            improved = False
+            improved = cut = False
             for lo, part in self._parts(new, explored, stale):
                 if lo and run.deadline.expired():  # between the parts as between two chunks of _refit
+                    cut = True
                     break
                 refits, proven_key = self._refit(run, part, centre.alpha, self._reference(run, explored, stale))
                 for fit in refits:
@@ -289,9 +290,12 @@ class ACSOStar(ACSO):
                         # its key is a bound (_pop_centre)
                         heapq.heappush(explored, (proven_key, fit.subset))
                 if len(refits) < len(part) or incumbent.proves_optimal:  # _refit's own stops (a fit at the trivial
-                    break                                                  # bound, the deadline), or a part ending with it
+                    cut = not incumbent.proves_optimal                     # bound, the deadline), or a part ending
+                    break                                                  # with a fit at the trivial bound
             info["iterations"] += 1
             info["n_evaluations"] += step.n_evals
+            if cut:  # the deadline cut the pool: a time limit, not OptWindow (its re-fits were not all made)
+                raise SearchStopped(Status.TIME_LIMIT)
             stale = 0 if improved else stale + 1
             if stale >= self.opt_window:
                 return StoppedBy.OPT_WINDOW

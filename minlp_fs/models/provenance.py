@@ -32,7 +32,7 @@ def provenance(form, source: dict | None = None) -> dict:
     inst = form.instance
     source = dict(source or {})
     kernel = inst.kernel.params()
-    rows = "all rows of the data, in file order" if inst.rows is None else [int(i) for i in inst.rows]
+    rows = instance_rows(inst)
     info = {
         "problem": "DFS-SVM: feature selection in a nonlinear SVM with exactly B features (paper problem (4))",
         "sense": inst.sense,
@@ -56,6 +56,11 @@ def provenance(form, source: dict | None = None) -> dict:
     if "dataset" in source:
         info["regenerate"] = _command(inst, kernel, source)
     return info
+
+
+def instance_rows(inst):
+    """The provenance's "rows": the dataset rows an instance holds (a list), or that it holds all of them."""
+    return "all rows of the data, in file order" if inst.rows is None else [int(i) for i in inst.rows]
 
 
 def _command(inst, kernel: dict, source: dict) -> str:

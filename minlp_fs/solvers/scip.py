@@ -26,6 +26,7 @@ import contextlib
 import ctypes
 import os
 import sys
+import threading
 import time
 import typing
 from dataclasses import dataclass
@@ -39,21 +40,33 @@ from ..options import option
 from ..result import TracePoint
 from .base import Availability, RawSolution, SolverMethod, top_b
 
+#: (lock, [runs inside, saved descriptor]) of _c_stdout_to_stderr: SCIP runs on threads share one redirection
+_REDIRECT = (threading.Lock(), [0, None])
+
+
 @contextlib.contextmanager
 def _c_stdout_to_stderr():
     """The process's stdout (file descriptor 1) sent to stderr while SCIP runs: SCIP prints "pressed CTRL-C ..."
     to the C stdout whatever its own output settings, which broke `minlp-fs ... --json` (the review of the eighth
-    session). The C library's buffers are flushed before the descriptor is put back."""
-    sys.stdout.flush()
-    saved = os.dup(1)
+    session). Runs on several threads share it: the first in redirects, the last out flushes the C library's
+    buffers and puts the descriptor back."""
+    lock, state = _REDIRECT
+    with lock:
+        if state[0] == 0:
+            sys.stdout.flush()
+            state[1] = os.dup(1)
+            os.dup2(2, 1)
+        state[0] += 1
     try:
-        os.dup2(2, 1)
         yield
     finally:
-        with contextlib.suppress(OSError, AttributeError, TypeError):   # no C library to flush: nothing buffered
-            ctypes.CDLL(None).fflush(None)
-        os.dup2(saved, 1)
-        os.close(saved)
+        with lock:
+            state[0] -= 1
+            if state[0] == 0:
+                with contextlib.suppress(OSError, AttributeError, TypeError):   # no C library: nothing buffered
+                    ctypes.CDLL(None).fflush(None)
+                os.dup2(state[1], 1)
+                os.close(state[1])
 
 
 #: SCIP statuses that end a run early with a feasible, unproven answer (resource limits; userinterrupt: a Ctrl-C)

@@ -191,3 +191,16 @@ def test_an_answer_at_the_trivial_bound_certifies_its_B_where_the_exact_run_stop
     assert rows["rfe1"]["gap"] == pytest.approx(1.0) and rows["acso*"]["n_reached"] == 1
     # an uncertified answer certifies nothing
     assert metrics.certification_reach(recs + trivial[2:], units)[("german", "poly3", "paper")]["reach"] == 2
+
+
+def test_a_general_solvers_own_proof_is_no_certificate_of_the_grid():
+    """Only an exact method's run, or a paper-sense answer at the trivial bound, certifies a B (review of the
+    eighth session: a fit-sense SCIP record marked certified had been counted, as "trivial bound")."""
+    recs, units = _reach_records()
+    scip_fit = record("scip", 2, -150.0, kernel="poly3", sense="fit", dataset="german", certified=True)
+    scip_paper = record("scip", 3, -400.0, kernel="poly3", dataset="german", certified=True)   # not degenerate
+    assert not metrics.certifies(scip_fit) and not metrics.certifies(scip_paper)
+    reach = metrics.certification_reach(recs + [scip_fit, scip_paper], units)
+    assert reach[("german", "poly3", "fit")]["methods"] == ["bnb"]
+    assert reach[("german", "poly3", "paper")]["reach"] == 2
+    assert metrics.instance_key(scip_fit["unit"]) not in metrics.certified_optima(recs + [scip_fit])

@@ -298,3 +298,25 @@ def test_the_reference_of_the_early_stops_is_no_better_than_the_incumbent(sense)
     assert acso._reference(run, explored, stale=1) == -6.0 * s  # keys -8, -7, -6, -5, -2 (times s)
     run.incumbent.value = -5.5 * s
     assert acso._reference(run, explored, stale=0) == -5.5 * s
+
+
+def test_a_deadline_that_cuts_the_pool_is_a_time_limit_not_opt_window(monkeypatch):
+    """With OptWindow 1, an iteration whose re-fits the deadline cut had ended the run as converged (OptWindow),
+    though its pool was not all re-fitted (review of the eighth session): now status time_limit. The re-fits
+    are slowed (20 ms each) so that the deadline falls inside the first pool."""
+    import time
+
+    import minlp_fs.heuristics.acso as acso_module
+    real = acso_module.refit
+
+    def slow(*args, **kwargs):
+        time.sleep(0.02 * len(args[1]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(acso_module, "refit", slow)
+    d = make_synthetic(m=40, n_informative=3, n_noise=6, seed=53)
+    inst = make_instance(d.X, d.y, B=3, kernel="poly2", sense="paper")
+    free = ACSOStar(pool_size=40, opt_window=1).solve(inst)
+    cut = ACSOStar(pool_size=40, opt_window=1, time_limit=0.15).solve(inst)
+    assert cut.info["n_refits"] < free.info["n_refits"]
+    assert (cut.status, cut.info["stopped_by"]) == ("time_limit", "time_limit")

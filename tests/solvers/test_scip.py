@@ -166,3 +166,65 @@ def test_an_interrupted_raw_answer_is_status_interrupted_not_a_limit():
     scip = get_method("scip")
     raw = RawSolution(beta=None, interrupted=True, time_limit_reached=False, solver_status="userinterrupt")
     assert scip._status(inst, raw, -1.0)[0] == Status.INTERRUPTED
+
+
+def test_overlapping_scip_runs_on_threads_put_stdout_back():
+    """SCIP's C stdout goes to stderr while it runs (_c_stdout_to_stderr); two runs on threads that overlap
+    (one enters, the other enters, the first leaves, then the second) leave file descriptor 1 as it was
+    (review of the eighth session: the second run had restored stderr as stdout)."""
+    import os
+    import threading
+
+    from minlp_fs.solvers.scip import _c_stdout_to_stderr
+
+    before = os.fstat(1)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with _c_stdout_to_stderr():
+            first_in.set()
+            second_in.wait(5)
+        first_out.set()
+
+    def second():
+        first_in.wait(5)
+        with _c_stdout_to_stderr():
+            second_in.set()
+            first_out.wait(5)
+            assert os.fstat(1) == os.fstat(2)      # still redirected while one run is inside
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    after = os.fstat(1)
+    assert (after.st_ino, after.st_dev) == (before.st_ino, before.st_dev)
+
+
+def test_a_solvers_proof_states_its_own_tolerance_not_the_kkt_one():
+    """A certified answer from a solver's proof states the solver's terms (its gap, and how close our polished
+    value must agree), not "every subset's SVM dual to KKT tolerance" (review of the eighth session). Only
+    _run is stubbed, answering as SCIP does on a proof."""
+    import itertools
+
+    import numpy as np
+
+    from minlp_fs.solvers.base import RawSolution
+    from minlp_fs.solvers.scip import Scip
+
+    inst = synthetic_instance("poly2", "fit", m=30, n_noise=3)
+    oracle = AlphaSubproblem(inst)
+    best = min(itertools.combinations(range(inst.n), 2), key=lambda s: inst.score(oracle.solve(s).value))
+    score = inst.sign * oracle.solve(best).value
+
+    class ProvenScip(Scip):
+        def _run(self, instance, warm, oracle, time_limit):
+            beta = np.zeros(instance.n)
+            beta[list(best)] = 1
+            return RawSolution(beta=beta, solver_status="optimal", objective=score, bound=score,
+                               proven_optimal=True, info={"gap": 0.0})
+
+    r = ProvenScip().solve(inst)
+    assert r.certified and r.info["tolerance"] == {"solver_gap": 0.0, "certify_rtol": Scip.certify_rtol}
+    assert "KKT" not in r.message
