@@ -1,6 +1,8 @@
 """The reference alpha-subproblem backend: libsvm through scikit-learn on a precomputed kernel."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..errors import NotConvergedError, plain
@@ -18,8 +20,6 @@ def libsvm_solve(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-7, max_
     Raises :class:`~minlp_fs.errors.NotConvergedError` when libsvm stops at ``max_iter`` iterations short of
     ``tol`` (its ``fit_status_``): such an alpha is no solution to report.
     """
-    import warnings
-
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import SVC  # here, not at import: scikit-learn takes about 1.5 s to import
 

@@ -238,8 +238,12 @@ class SolverMethod(Method):
                 inc.callback(inc.trace[-1])
         beta = None if raw.beta is None else np.asarray(raw.beta, dtype=float)
         if beta is None or beta.shape != (instance.n,) or not np.all(np.isfinite(beta)):
-            status = Status.ERROR if raw.failed or beta is not None else \
-                Status.INTERRUPTED if raw.interrupted else Status.TIME_LIMIT if raw.time_limit_reached else Status.ERROR
+            if raw.failed or beta is not None:   # a failure, or a beta we cannot use
+                status = Status.ERROR
+            elif raw.interrupted:
+                status = Status.INTERRUPTED
+            else:
+                status = Status.TIME_LIMIT if raw.time_limit_reached else Status.ERROR
             msg = raw.message or ("the solver returned no solution" if beta is None else
                                   f"the solver returned an unusable beta (shape {beta.shape}, "
                                   f"n = {instance.n})")
