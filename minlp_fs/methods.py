@@ -21,13 +21,14 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import typing
+import warnings
 from abc import ABC
 from dataclasses import dataclass
 
 from .errors import InputError, SolverUnavailableError
 from .options import check_options, declared
 from .result import Incumbent, Status
-from .stopping import Deadline, SearchStopped
+from .stopping import Deadline, SearchStopped, TimeLimitOverrunWarning, overrun
 
 REGISTRY = {
     "enumerate": "minlp_fs.solvers.enumeration:Enumeration",
@@ -178,6 +179,13 @@ class Run:
             message = "the time limit was reached before a feasible subset was found"
         result = self.incumbent.result(self.method.label, Status(status), solves, certified=self.certified,
                                        bound=self.bound, message=message, info=self.info)
+        late = overrun(self.deadline.seconds, result.wall_time_s)
+        if late is not None:
+            note = (f"the run ended {late:.3g} s after its time limit of {self.deadline.seconds:g} s"
+                    + (f" ({self.info['overrun_cause']})" if self.info.get("overrun_cause") else ""))
+            result.info["time_limit_overrun_s"] = late
+            result.message = f"{result.message}; {note}" if result.message else note
+            warnings.warn(f"{self.method.label}: {note}", TimeLimitOverrunWarning, stacklevel=3)
         if result.certified and "tolerance" not in result.info:   # a certified claim states its tolerance
             result.info["tolerance"] = self._tolerance(result)
             if not result.message and "kkt" in result.info["tolerance"]:

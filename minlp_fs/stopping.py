@@ -8,6 +8,11 @@ into the same status by ``Method.solve``. Either way the method returns its incu
 
 The deadline is an instant of the wall clock (``time.time``), so it can be sent to worker processes
 (the enumeration's chunks) and still mean the same moment.
+
+A unit of work in progress when the deadline passes is finished (an SVM solve, a solver's uninterruptible
+phase such as SCIP's expression canonicalisation in presolve), so a run ends a little after its limit. When it
+ends later than :func:`overrun` allows, its Result says so (``info["time_limit_overrun_s"]``, the message) and a
+:class:`TimeLimitOverrunWarning` is issued: a limit that did not hold is never silent.
 """
 from __future__ import annotations
 
@@ -43,3 +48,21 @@ class Deadline:
         if self.expired():
             raise SearchStopped(Status.TIME_LIMIT, f"time limit of {self.seconds:g} s reached")
 
+
+
+#: how late a run may end after its time limit before :func:`overrun` reports it: OVERRUN_GRACE_S seconds plus
+#: OVERRUN_RTOL of the limit (the unit of work in progress: one SVM solve, one chunk, one solver callback)
+OVERRUN_GRACE_S = 0.5
+OVERRUN_RTOL = 0.1
+
+
+class TimeLimitOverrunWarning(RuntimeWarning):
+    """A run ended later after its time limit than :func:`overrun` allows (the Result's message says where)."""
+
+
+def overrun(limit: float | None, elapsed: float) -> float | None:
+    """Seconds ``elapsed`` went beyond ``limit`` when that is more than the grace (OVERRUN_GRACE_S +
+    OVERRUN_RTOL * limit), else None (also without a limit)."""
+    if limit is None or elapsed <= limit * (1.0 + OVERRUN_RTOL) + OVERRUN_GRACE_S:
+        return None
+    return elapsed - limit

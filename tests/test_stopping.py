@@ -105,3 +105,35 @@ def test_status_is_a_str_enum_and_json_keeps_the_string():
     r = get_method("ls").solve(inst, start=(7, 8, 9))
     assert r.status is Status.CONVERGED and r.status == "converged" and f"{r.status}" == "converged"
     assert '"status": "converged"' in r.to_json()
+
+
+def test_overrun_allows_the_grace_and_reports_beyond_it():
+    from minlp_fs.stopping import OVERRUN_GRACE_S, OVERRUN_RTOL, overrun
+
+    assert overrun(None, 1e9) is None
+    edge = 10.0 * (1 + OVERRUN_RTOL) + OVERRUN_GRACE_S
+    assert overrun(10.0, edge) is None
+    assert overrun(10.0, edge + 0.01) == pytest.approx(edge + 0.01 - 10.0)
+
+
+def test_a_run_that_ends_late_says_so(monkeypatch, small_poly_instance):
+    """A unit of work that does not check the deadline (here: a sleep inside LS's search) makes the run end
+    late: the Result's info and message and a TimeLimitOverrunWarning say by how much; a run within its
+    limit says nothing."""
+    from minlp_fs.heuristics.local_search import LocalSearch
+    from minlp_fs.stopping import TimeLimitOverrunWarning
+
+    real = LocalSearch._search
+
+    def slow(self, run):
+        time.sleep(0.8)
+        return real(self, run)
+
+    monkeypatch.setattr(LocalSearch, "_search", slow)
+    with pytest.warns(TimeLimitOverrunWarning, match=r"ls: the run ended 0\.\d+ s after its time limit of 0\.1 s"):
+        late = solve(small_poly_instance, "ls", time_limit=0.1)
+    assert late.info["time_limit_overrun_s"] >= 0.7
+    assert "after its time limit of 0.1 s" in late.message
+    monkeypatch.setattr(LocalSearch, "_search", real)
+    on_time = solve(small_poly_instance, "ls", time_limit=30)
+    assert "time_limit_overrun_s" not in on_time.info and "time limit" not in on_time.message

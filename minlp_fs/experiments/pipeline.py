@@ -20,7 +20,7 @@ from .grids import solver_budget
 from .registry import EXPERIMENTS
 from .report import command_line, machine, update_results
 from .runner import run_units
-from .store import read_json, read_records, unit_key, writable_folder, write_json, write_text, writer
+from .store import match_records, read_json, read_records, unit_key, writable_folder, write_json, write_text, writer
 from .tables import write_table_csvs
 from .units import OWN_METHODS
 
@@ -60,10 +60,9 @@ def run_experiment(cfg: BenchConfig):
                 "workers": f"{cfg.jobs} worker(s), joblib backend `{cfg.backend}`",
                 "last_run": f"{summary.n_run} run, {summary.n_skipped} resumed from the file, "
                             f"{summary.wall_time_s / 60:.1f} min wall" + (", interrupted" if summary.interrupted else "")})
-    keys = {unit_key(u) for u in grid.units}
-    records = [r for r in read_records(raw) if unit_key(r["unit"]) in keys]
+    records, superseded = match_records(read_records(raw), grid.units)
     lines, figs = experiment.render(cfg, grid, plan, records)
-    lines = _header(cfg, grid, records, read_json(meta_path)) + lines
+    lines = _header(cfg, grid, records, superseded, read_json(meta_path)) + lines
     lines += ["", "Figures:", ""] + [cfg.link(f) for f in figs]
     path = cfg.path("tables", ".md")
     write_text(path, "\n".join(lines) + "\n")
@@ -72,15 +71,25 @@ def run_experiment(cfg: BenchConfig):
     return summary, path
 
 
-def _header(cfg: BenchConfig, grid, records, meta: dict) -> list:
+def _limits(records) -> str:
+    limits = sorted({r["unit"]["options"]["time_limit"] for r in records})
+    return ", ".join(f"{t:g} s" for t in limits)
+
+
+def _header(cfg: BenchConfig, grid, records, superseded, meta: dict) -> list:
     n_err = sum("error" in r for r in records)
     unit_s = sum(r.get("unit_time_s", 0.0) for r in records)
+    longer = [r for r in records if unit_key(r["unit"]) not in {unit_key(u) for u in grid.units}]
     lines = [f"### {EXPERIMENTS[cfg.experiment].title}" + (" — quick slice" if cfg.quick else ""), "",
              f"- command: `{meta.get('command', command_line())}`",
              f"- machine: {meta.get('machine', machine())}; {meta.get('workers', '')}",
              f"- date: {meta.get('date', '?')}; units in the grid: {len(grid.units)}, in the raw file: "
              f"{len(records)} ({n_err} failed), sum of unit times {unit_s / 60:.1f} min"
              + (f"; last run: {meta['last_run']}" if "last_run" in meta else ""),
+             *([f"- {len(longer)} unit(s) answered by a re-run with a longer time limit "
+                f"({_limits(longer)}), which superseded {len(superseded)} record(s) of "
+                f"{sum(r.get('unit_time_s', 0.0) for r in superseded) / 60:.1f} min (not in the sum above)"]
+               if longer else []),
              f"- slice: datasets {', '.join(cfg.pick('datasets'))}; kernels {', '.join(cfg.pick('kernels'))}; "
              f"senses {', '.join(cfg.pick('senses'))}; methods {', '.join(cfg.pick('methods'))}"
              + (f"; external solvers limited to {cfg.pick('solver_time_limit'):g} s per run"

@@ -41,6 +41,41 @@ def unit_key(unit: dict) -> str:
     return json.dumps(unit, sort_keys=True, separators=(",", ":"))
 
 
+def _without_time_limit(unit: dict) -> tuple:
+    """(key of ``unit`` without its ``options.time_limit``, that limit or None)."""
+    options = dict(unit.get("options") or {})
+    limit = options.pop("time_limit", None)
+    rest = {k: v for k, v in unit.items() if k != "options"}
+    return unit_key({**rest, **({"options": options} if options else {})}), limit
+
+
+def match_records(records: list, units: list) -> tuple[list, list]:
+    """(the records of ``units``, the superseded ones). A record answers a unit when its unit is that unit or
+    the same unit with a longer ``options.time_limit``: a re-run with a longer limit (of a unit stopped at
+    its own, e.g. ``minlp-fs bench certified --exact-time-limit``) stands for it. Of several, the one with the
+    longest limit is kept (of equal limits, the later in the file); the others are returned as superseded."""
+    family = {}
+    for u in units:
+        rest, limit = _without_time_limit(u)
+        family[rest] = limit
+    chosen, superseded = {}, []
+    for r in records:
+        rest, limit = _without_time_limit(r["unit"])
+        if rest not in family:
+            continue
+        own = family[rest]
+        if limit != own and (limit is None or own is None or limit < own):
+            continue
+        old = chosen.get(rest)
+        if old is not None:
+            if (_without_time_limit(old["unit"])[1] or 0.0) > (limit or 0.0):
+                superseded.append(r)
+                continue
+            superseded.append(old)
+        chosen[rest] = r
+    return list(chosen.values()), superseded
+
+
 def record_key(record: dict) -> str:
     """The key of an experiment record: its ``unit`` (a JSON object), canonically serialised."""
     unit = record["unit"]

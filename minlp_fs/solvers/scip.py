@@ -288,6 +288,10 @@ class Scip(SolverMethod):
             alpha = np.array([model.getSolVal(best, v) for v in sm.w])
         gap = model.getGap()
         trace = _with_start(trace, model, start_score, t_start, instance.sign)
+        presolve = model.getPresolvingTime()
+        overrun_cause = (f"SCIP's presolve took {presolve:.3g} s of the {time_limit - build:.3g} s it was given: its "
+                         "expression canonicalisation does not check the time limit; a smaller instance (--m) "
+                         "presolves faster" if presolve > time_limit - build else None)
         return RawSolution(
             beta=beta, alpha=alpha, solver_status=status,
             objective=None if best is None else model.getSolObjVal(best), bound=model.getDualbound(),
@@ -296,8 +300,8 @@ class Scip(SolverMethod):
             interrupted=status == "userinterrupt",   # SCIP caught the Ctrl-C itself: the answer so far, status interrupted
             failed=status not in _LIMITS and status != "optimal", wall_time_s=time.perf_counter() - t0,
             trace=trace, message="" if status == "optimal" else f"SCIP stopped: {status}, gap {gap:.3g}",
-            info={"build_time_s": build, "presolve_time_s": model.getPresolvingTime(), "gap": gap,
+            info={"build_time_s": build, "presolve_time_s": presolve, "gap": gap,
                   "n_nodes": model.getNNodes(),
                   "first_primal_bound": model.getFirstPrimalBound(), "heuristic": self.heuristic,
                   "heuristic_incumbents": sum(p.source.startswith("heuristic") for p in trace),
-                  "memory_limit_mb": self.memory_limit_mb})
+                  "memory_limit_mb": self.memory_limit_mb, **({"overrun_cause": overrun_cause} if overrun_cause else {})})

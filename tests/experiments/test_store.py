@@ -206,3 +206,25 @@ def test_a_read_only_output_folder_is_one_input_error(tmp_path):
             writable_folder(folder)
     finally:
         folder.chmod(0o755)
+
+
+def test_a_rerun_with_a_longer_time_limit_answers_the_unit_and_supersedes_the_shorter_one():
+    """``match_records``: the record of a unit, or of the same unit with a longer ``options.time_limit`` (a
+    re-run of a run stopped at its limit), longest first; a shorter limit, another unit or other options never
+    answer it."""
+    from minlp_fs.experiments.store import match_records
+
+    base = {"dataset": "german", "kernel": "poly3", "B": 8, "sense": "paper", "method": "bnb"}
+    unit = {**base, "options": {"time_limit": 120.0}}
+    other = {**base, "B": 9, "options": {"time_limit": 120.0}}
+    plain = {**base, "method": "ls*"}
+    rec = lambda u, tag: {"unit": u, "tag": tag}   # noqa: E731
+    records = [rec(unit, "120"), rec({**base, "options": {"time_limit": 900.0}}, "900"),
+               rec({**base, "options": {"time_limit": 60.0}}, "60"), rec({**base, "options": {"time_limit": 300.0}}, "300"),
+               rec({**base, "options": {"time_limit": 900.0, "gap_tol": 0.01}}, "gap"), rec(other, "B9"),
+               rec(plain, "ls*"), rec({**base, "dataset": "sonar", "options": {"time_limit": 900.0}}, "sonar")]
+    chosen, superseded = match_records(records, [unit, other, plain])
+    assert sorted(r["tag"] for r in chosen) == ["900", "B9", "ls*"]
+    assert sorted(r["tag"] for r in superseded) == ["120", "300"]
+    assert match_records(records[:1], [unit]) == (records[:1], [])
+    assert match_records([rec(plain, "a"), rec(plain, "b")], [plain])[0][0]["tag"] == "b"

@@ -228,3 +228,15 @@ def test_a_solvers_proof_states_its_own_tolerance_not_the_kkt_one():
     r = ProvenScip().solve(inst)
     assert r.certified and r.info["tolerance"] == {"solver_gap": 0.0, "certify_rtol": Scip.certify_rtol}
     assert "KKT" not in r.message
+
+
+def test_a_presolve_longer_than_the_time_left_is_named_as_the_cause_of_an_overrun():
+    """SCIP's presolve (its expression canonicalisation) does not check the time limit: on m = 40, n = 8 (poly2,
+    B = 4) it takes about 1.9 s here, beyond a 0.5 s limit. The presolve is named in ``info["overrun_cause"]``, and
+    in the message when the run ends beyond the grace of :func:`minlp_fs.stopping.overrun`."""
+    inst = synthetic_instance("poly2", m=40, n_informative=3, n_noise=5, B=4, C=1.0, name="presolve")
+    res = get_method("scip", time_limit=0.5, heuristic=None, warm_start=False).solve(inst)
+    assert res.status == "time_limit"
+    assert res.info["presolve_time_s"] > 0.5 - res.info["build_time_s"], "presolve within the limit: use a larger m"
+    assert res.info["overrun_cause"].startswith("SCIP's presolve took"), res.info
+    assert ("time_limit_overrun_s" in res.info) == ("presolve took" in res.message)
