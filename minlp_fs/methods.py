@@ -172,8 +172,10 @@ class Run:
     def result(self, status: Status):
         """The Result of the incumbent with ``status`` and what the search set."""
         solves = self.n_svm_solves
-        if solves is None:
-            solves = self._oracle.n_solves - self._solves0 if self._oracle is not None else 0
+        if solves is None:   # less the solves a parallel chunk made past a stop, whose fits were dropped (their
+            # number depends on n_jobs; info["discarded_svm_solves"] keeps it): the same count for any n_jobs
+            solves = (self._oracle.n_solves - self._solves0 if self._oracle is not None else 0) \
+                - self.info.get("discarded_svm_solves", 0)
         message = self.message
         if not message and self.incumbent.value is None and status == Status.TIME_LIMIT:
             message = "the time limit was reached before a feasible subset was found"

@@ -35,7 +35,9 @@ Both stop at once, in the paper sense, when a fit attains the trivial bound (glo
 Remark 1; checked after every chunk of re-fits).
 
 Deterministic: no randomness; every tie is broken by feature index (or subset tuple); ``n_jobs``
-does not change the result. ``n_svm_solves`` includes the solves of the default alpha-start.
+does not change the result. ``n_svm_solves`` includes the solves of the default alpha-start, not those of
+the fits a chunk of n_jobs solved beside the first fit at the trivial bound and dropped
+(``info["discarded_svm_solves"]``).
 """
 from __future__ import annotations
 
@@ -183,7 +185,9 @@ class ACSOStar(ACSO):
             new = refit(run.oracle, subsets[lo:lo + chunk], warm_start=alpha, n_jobs=self.n_jobs,
                         worse_than=reference)
             optimal = [i for i, fit in enumerate(new) if fit.exact and run.instance.proves_optimal(fit.value)]
-            if optimal:  # cut after the first: the same fits for any n_jobs (earlier chunks were checked)
+            if optimal:  # cut after the first: the same fits for any n_jobs (earlier chunks were checked); the
+                # chunk's later fits were solved beside it and are dropped, their solves not counted (Run.result)
+                run.info["discarded_svm_solves"] = run.info.get("discarded_svm_solves", 0) + len(new) - optimal[0] - 1
                 return fits + new[:optimal[0] + 1], key
             fits += new
         return fits, key

@@ -207,6 +207,18 @@ def test_acso_star_stops_at_a_fit_attaining_the_trivial_bound_at_the_end_of_a_pa
     assert _fits_after_the_first_optimal_one(ACSOStar(opt_window=1)) == 0
 
 
+def test_the_solve_count_is_the_same_for_any_n_jobs_when_a_fit_attains_the_trivial_bound():
+    """ACSO* re-fits in chunks of n_jobs and keeps a chunk's fits up to the first at the trivial bound: the fits
+    solved beside it are dropped, their solves counted apart (``info["discarded_svm_solves"]``), so the result,
+    ``n_svm_solves`` included, does not depend on n_jobs (it did: one solve more per extra worker)."""
+    bcd = load_dataset("bcd")
+    inst = make_instance(bcd.X[:, 8:16], bcd.y, B=2, kernel="poly3", m=60)
+    runs = [ACSOStar(n_jobs=j).solve(inst) for j in (1, 2)]
+    assert [r.info.get("discarded_svm_solves", 0) for r in runs] == [0, 1]
+    assert len({(r.n_svm_solves, r.objective, tuple(r.features)) for r in runs}) == 1
+    assert runs[0].certified and inst.proves_optimal(runs[0].objective)
+
+
 class _NoEarlyStop(ACSOStar):
     """ACSO* as Algorithm 4 states it: every re-fit solved to the end."""
 
