@@ -98,13 +98,20 @@ def _label_kind(v) -> str:
 
 
 def scale(X: np.ndarray, scaling: str) -> np.ndarray:
-    """Column scaling over the instance's rows: min-max to [0, 1], standard (z-score) or none."""
+    """Column scaling over the instance's rows: min-max to [0, 1], standard (z-score) or none.
+
+    A near-constant column is shifted, not divided, by scikit-learn's rules (``MinMaxScaler``: a range below
+    10 eps; ``StandardScaler``: a variance within the rounding error of its computation, m eps var +
+    (m mean eps)^2), so the selection sees the columns the estimators' final SVC sees (their scalers:
+    :mod:`minlp_fs.selector`). A column of range 1e-15 was min-max scaled to 0/1 here and left near 0 there."""
+    eps = np.finfo(float).eps
     if scaling == "minmax":
         lo, hi = X.min(axis=0), X.max(axis=0)
-        return (X - lo) / np.where(hi > lo, hi - lo, 1.0)
+        return (X - lo) / np.where(hi - lo < 10 * eps, 1.0, hi - lo)
     if scaling == "standard":
-        sd = X.std(axis=0)
-        return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+        mean, var = X.mean(axis=0), X.var(axis=0)
+        constant = var <= X.shape[0] * eps * var + (X.shape[0] * mean * eps) ** 2
+        return (X - mean) / np.where(constant, 1.0, np.sqrt(var))
     if scaling == "none":
         return X.copy()
     raise InputError(f"unknown scaling {scaling!r}; choose one of {', '.join(SCALINGS)}")

@@ -130,6 +130,24 @@ def test_standard_and_no_scaling():
     assert raw.X is not X
 
 
+@pytest.mark.parametrize("scaling", ["minmax", "standard"])
+def test_near_constant_columns_are_scaled_as_scikit_learn_scales_them(scaling):
+    """The estimators' final SVC scales with scikit-learn (MinMaxScaler, StandardScaler), the selection with
+    ``instance.scale``: both leave a column of range 1e-16 (or of variance within rounding) unscaled, so the
+    selection and the SVC see the same columns (before: 0/1 here, ~0 there; a column of range 1e-15 or of one ulp
+    at 1e8 fails this test with the plain hi > lo and sd > 0 rules)."""
+    from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+    from minlp_fs.instance import scale
+
+    rng = np.random.default_rng(0)
+    A = np.column_stack([rng.normal(size=50), 1e-15 * rng.integers(0, 2, size=50), np.full(50, 3.0),
+                         1e-13 * rng.normal(size=50), 1e8 + rng.integers(0, 2, size=50) * 1e-8])
+    ours = scale(A, scaling)
+    theirs = {"minmax": MinMaxScaler, "standard": StandardScaler}[scaling]().fit_transform(A)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
 def unbalanced(total=200, share=0.3, seed=0):
     rng = np.random.default_rng(seed)
     y = np.where(rng.uniform(size=total) < share, 1.0, -1.0)
