@@ -53,7 +53,8 @@ def match_records(records: list, units: list) -> tuple[list, list]:
     """(the records of ``units``, the superseded ones). A record answers a unit when its unit is that unit or
     the same unit with a longer ``options.time_limit``: a re-run with a longer limit (of a unit stopped at
     its own, e.g. ``minlp-fs bench certified --exact-time-limit``) stands for it. Of several, the one with the
-    longest limit is kept (of equal limits, the later in the file); the others are returned as superseded."""
+    longest limit is kept (of equal limits, the later in the file), a failed one (``error``) only when no other
+    answers; the others are returned as superseded."""
     family = {}
     for u in units:
         rest, limit = _without_time_limit(u)
@@ -68,7 +69,8 @@ def match_records(records: list, units: list) -> tuple[list, list]:
             continue
         old = chosen.get(rest)
         if old is not None:
-            if (_without_time_limit(old["unit"])[1] or 0.0) > (limit or 0.0):
+            rank = (failed(old), -(_without_time_limit(old["unit"])[1] or 0.0))
+            if rank < (failed(r), -(limit or 0.0)):
                 superseded.append(r)
                 continue
             superseded.append(old)

@@ -228,3 +228,6 @@ def test_a_rerun_with_a_longer_time_limit_answers_the_unit_and_supersedes_the_sh
     assert sorted(r["tag"] for r in superseded) == ["120", "300"]
     assert match_records(records[:1], [unit]) == (records[:1], [])
     assert match_records([rec(plain, "a"), rec(plain, "b")], [plain])[0][0]["tag"] == "b"
+    crashed = {**rec({**base, "options": {"time_limit": 900.0}}, "crash"), "error": "MemoryError"}
+    assert [r["tag"] for r in match_records([rec(unit, "120"), crashed], [unit])[0]] == ["120"]
+    assert [r["tag"] for r in match_records([crashed], [unit])[0]] == ["crash"]
