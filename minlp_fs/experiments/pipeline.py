@@ -79,7 +79,8 @@ def _limits(records) -> str:
 def _header(cfg: BenchConfig, grid, records, superseded, meta: dict) -> list:
     n_err = sum("error" in r for r in records)
     unit_s = sum(r.get("unit_time_s", 0.0) for r in records)
-    longer = [r for r in records if unit_key(r["unit"]) not in {unit_key(u) for u in grid.units}]
+    keys = {unit_key(u) for u in grid.units}
+    longer = [r for r in records if unit_key(r["unit"]) not in keys]
     lines = [f"### {EXPERIMENTS[cfg.experiment].title}" + (" — quick slice" if cfg.quick else ""), "",
              f"- command: `{meta.get('command', command_line())}`",
              f"- machine: {meta.get('machine', machine())}; {meta.get('workers', '')}",
