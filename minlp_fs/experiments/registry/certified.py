@@ -129,16 +129,12 @@ def reach_lines(cfg: BenchConfig, grid, records) -> list:
     limit = cfg.pick("exact_time_limit")
     superseded = match_records(read_records(cfg.path("raw", ".jsonl")), grid.units)[1]
     super_h = sum(r.get("unit_time_s", 0.0) for r in superseded) / 3600
-    longer = sorted({r["unit"]["options"]["time_limit"] for r in records
-                     if (r["unit"].get("options") or {}).get("time_limit") not in (None, limit)
-                     and r["unit"]["method"] in metrics.EXACT_METHODS})
     poly = [(k, e) for k, e in reach.items() if metrics.family(k[1]) == "poly" and k[0] in published.COVERAGE]
     at_paper = sum(e["reach"] >= published.COVERAGE[k[0]][2] for k, e in poly)
     return ["#### Coverage per kernel and sense: largest B certified for every B' <= B (paper's B_max beside)", "",
             "Exact method: `bnb` (branch-and-bound, "
             + (f"{limit:g} s per run" if limit else "no time limit")
-            + (f"; re-run with {', '.join(f'{t:g}' for t in longer)} s where a run stopped at that limit"
-               if longer else "")
+            + ("; longer where the section's header names a re-run" if superseded else "")
             + ") or `enumerate` (certify `--method auto`'s choice); a bnb run stopped at its time limit is not "
               "certified: its gap is 100 |global bound - incumbent| / |incumbent| when it stopped, and the "
               "quality tables leave its instance out. Hours are sums of unit times (one core each).", "",
