@@ -21,7 +21,11 @@ heuristics grid (the four kernels x B in {2, 5, 7, 10, 12}, LS* on each, ACSO* o
 process per version and kernel (old, new, kernel after kernel, so that a cut-short run keeps whole pairs);
 per case CPU, solves and objective, and how many objectives are the same, better or worse (relative
 difference above 1e-6), with the worst relative loss; the section ``bench_german_grid`` is rewritten after
-every kernel.
+every kernel. ``--grid``: the whole heuristics grid of bench_heuristics.py (nine datasets, four kernels, B = round(0.1 n
+... 0.5 n), paper sense) with the ``--methods`` (ACSO* on the polynomial kernels only), one run per version: old
+and new run at the same time, one process each (one core each on a 2-core machine), dataset after dataset, with
+a progress bar; Ctrl-C keeps the finished datasets. Per method the mean CPU, solves and same / better / worse
+objectives (section ``bench_versions_grid``, rewritten after every dataset).
 """
 from __future__ import annotations
 
@@ -151,10 +155,12 @@ def german_workload() -> list:
             for _, B in budgets(24, FRACTIONS) if meth == "ls*" or k != "rbf"]
 
 
-def german_table(results: dict, cases) -> str:
-    """Per case old / new CPU, solves, objectives; then per method the means and same / better / worse counts."""
-    lines = ["| kernel | B | method | old CPU (s) | new CPU (s) | old / new | old solves | new solves | old objective "
-             "| new objective | new vs old |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+def case_table(results: dict, cases, with_dataset: bool = False) -> str:
+    """Per method the mean CPU and solves and the same / better / worse objective counts, then per case old / new
+    CPU, solves and objectives (with a dataset column if ``with_dataset``)."""
+    lines = [("| dataset " if with_dataset else "") + "| kernel | B | method | old CPU (s) | new CPU (s) | old / new "
+             "| old solves | new solves | old objective | new objective | new vs old |",
+             "|" + "---|" * (11 + with_dataset)]
     per = {}
     for case in map(tuple, cases):
         if case not in results["old"] or case not in results["new"]:
@@ -162,23 +168,89 @@ def german_table(results: dict, cases) -> str:
         o, n = results["old"][case], results["new"][case]
         rel = (o["objective"] - n["objective"]) / max(1.0, abs(o["objective"]))  # > 0: new better (paper: min)
         verdict = "same" if abs(rel) <= 1e-6 else ("better" if rel > 0 else "worse")
-        lines.append(f"| {case[1]} | {case[2]} | {case[4]} | {o['cpu']:.2f} | {n['cpu']:.2f} | "
-                     f"{o['cpu'] / max(n['cpu'], 1e-9):.2f}x | {o['solves']} | {n['solves']} | {o['objective']:.6f} | "
-                     f"{n['objective']:.6f} | {verdict} ({rel:+.1e}) |")
-        p = per.setdefault(case[4], {"old": 0.0, "new": 0.0, "n": 0, "same": 0, "better": 0, "worse": 0, "loss": 0.0})
+        lines.append(f"| {case[0] + ' | ' if with_dataset else ''}{case[1]} | {case[2]} | {case[4]} | {o['cpu']:.2f} | "
+                     f"{n['cpu']:.2f} | {o['cpu'] / max(n['cpu'], 1e-9):.2f}x | {o['solves']} | {n['solves']} | "
+                     f"{o['objective']:.6f} | {n['objective']:.6f} | {verdict} ({rel:+.1e}) |")
+        p = per.setdefault(case[4], {"old": 0.0, "new": 0.0, "n": 0, "same": 0, "better": 0, "worse": 0, "loss": 0.0,
+                                     "old_solves": 0, "new_solves": 0})
         p["old"] += o["cpu"]
         p["new"] += n["cpu"]
+        p["old_solves"] += o["solves"]
+        p["new_solves"] += n["solves"]
         p["n"] += 1
         p[verdict] += 1
         p["loss"] = max(p["loss"], -rel)
-    head = ["| method | cases | old mean CPU (s) | new mean CPU (s) | old / new | same / better / worse "
-            "| worst rel. loss |",
-            "|---|---|---|---|---|---|---|"]
+    head = ["| method | cases | old mean CPU (s) | new mean CPU (s) | old / new | old mean solves | new mean solves "
+            "| same / better / worse | worst rel. loss |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for meth, p in per.items():
         head.append(f"| {meth} | {p['n']} | {p['old'] / p['n']:.2f} | {p['new'] / p['n']:.2f} | "
-                    f"{p['old'] / max(p['new'], 1e-9):.2f}x | {p['same']} / {p['better']} / {p['worse']} | "
-                    f"{p['loss']:.1e} |")
+                    f"{p['old'] / max(p['new'], 1e-9):.2f}x | {p['old_solves'] / p['n']:.0f} | "
+                    f"{p['new_solves'] / p['n']:.0f} | {p['same']} / {p['better']} / {p['worse']} | {p['loss']:.1e} |")
     return "\n".join(head) + "\n\nPer case:\n\n" + "\n".join(lines)
+
+
+def grid_workload(methods, data_dir: str) -> list:
+    """The heuristics grid's (dataset, kernel, B, "paper", method) runs, dataset by dataset."""
+    sys.path.insert(0, str(HERE))
+    from bench_heuristics import FRACTIONS, KERNELS, budgets
+
+    from minlp_fs.datasets import PAPER_DATASETS, load_dataset
+
+    return [(d, k, B, "paper", meth) for d in PAPER_DATASETS for k in KERNELS
+            for _, B in budgets(load_dataset(d, data_dir).X.shape[1], FRACTIONS)
+            for meth in methods if not (meth.startswith("acso") and k == "rbf")]
+
+
+def run_both(checkouts: dict, cases, data_dir: str) -> dict:
+    """:func:`run_version` of every checkout at the same time (one process each); version -> rows."""
+    data_dir = str(Path(data_dir).resolve())
+    procs = {v: subprocess.Popen([sys.executable, "-c", WORKER, json.dumps(cases), data_dir], cwd=c,
+                                 env=dict(os.environ, PYTHONPATH=str(c)), stdout=subprocess.PIPE, text=True)
+             for v, c in checkouts.items()}
+    try:
+        out = {v: p.communicate()[0] for v, p in procs.items()}
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+    for v, p in procs.items():
+        if p.returncode != 0:
+            raise subprocess.CalledProcessError(p.returncode, f"{v} version's worker")
+    return {v: {tuple(r["case"]): r for r in map(json.loads, filter(lambda x: x.startswith("{"), o.splitlines()))}
+            for v, o in out.items()}
+
+
+def grid_main(args, argv) -> None:
+    """``--grid``: old and new on the whole heuristics grid, dataset after dataset (section bench_versions_grid)."""
+    from tqdm import tqdm
+
+    from minlp_fs.experiments.report import machine, write_section
+
+    cases = grid_workload(args.methods, args.data_dir)
+    t0, load0 = time.time(), os.getloadavg()
+    results = {"old": {}, "new": {}}
+    with old_checkout(args.old) as (old, old_sha), tqdm(total=len(cases), desc="grid runs (per version)") as bar:
+        try:
+            for dataset in dict.fromkeys(c[0] for c in cases):
+                group = [list(c) for c in cases if c[0] == dataset]
+                for version, rows in run_both({"old": old, "new": ROOT}, group, args.data_dir).items():
+                    results[version].update(rows)
+                bar.update(len(group))
+                done = [c for c in cases if c in results["old"] and c in results["new"]]
+                text = (f"## Two versions on the heuristics grid (bench_versions.py --grid)\n\nCommand: "
+                        f"`python benchmarks/bench_versions.py {' '.join(sys.argv[1:] if argv is None else argv)}` "
+                        f"(from the repository root); old = {old_sha}, new = the working tree. Date: "
+                        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.time() - t0:.0f} s so far, "
+                        f"{len(done)} of {len(cases)} runs per version; load average (1 min) at start {load0[0]:.1f}, "
+                        f"now {os.getloadavg()[0]:.1f}.\nMachine: {machine()}. Paper sense, C = 10, gamma = 0.1, "
+                        "default options; CPU time of `solve()` per run, one run per version, old and new in two "
+                        "processes at the same time (dataset after dataset), one BLAS thread each, after a warm-up. "
+                        "'new vs old': the relative difference of the objectives (old - new) / max(1, |old|), > 0 when new "
+                        "is better (lower); 'same' within 1e-6.\n\n" + case_table(results, done, with_dataset=True))
+                write_section(args.output, "bench_versions_grid", text)
+        except KeyboardInterrupt:
+            print("interrupted: the finished datasets are in the section", file=sys.stderr)
 
 
 def main(argv=None) -> None:
@@ -189,8 +261,12 @@ def main(argv=None) -> None:
     ap.add_argument("--quick", action="store_true", help="bcw and cleveland only")
     ap.add_argument("--slice", action="store_true", help="the heuristics grid's timing slice (LS*, ACSO*)")
     ap.add_argument("--german", action="store_true", help="German's heuristics-grid cases (LS*, ACSO*), one run each")
+    ap.add_argument("--grid", action="store_true", help="the whole heuristics grid, old and new at the same time")
+    ap.add_argument("--methods", nargs="+", default=["ls*", "acso*", "rfe2", "ls"], help="with --grid")
     ap.add_argument("--output", default=str(HERE / "RESULTS.md"))
     args = ap.parse_args(argv)
+    if args.grid:
+        return grid_main(args, argv)
     if args.german:
         return german_main(args, argv)
     from minlp_fs.experiments.report import machine, write_section
@@ -240,7 +316,7 @@ def german_main(args, argv) -> None:
                     "Paper sense, C = 10, gamma = 0.1; CPU time of `solve()` per case, one run per version, "
                     "one process per version and kernel (old then new), one BLAS thread, after a warm-up. "
                     "'new vs old': the relative difference of the objectives (old - new) / max(1, |old|), "
-                    "> 0 when new is better (lower).\n\n" + german_table(results, cases))
+                    "> 0 when new is better (lower).\n\n" + case_table(results, cases))
             write_section(args.output, "bench_german_grid", text)
             print(text, flush=True)
 

@@ -31,10 +31,13 @@ features are mostly categorical: 7 of its 24 leave between 70 and 900 distinct r
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+
+from .scans import last_index, scan_max, scan_min
 
 _TAU = 1e-12
 #: SMO steps between two primal-bound checks of an early stop while no index is shrunk
@@ -55,6 +58,9 @@ _RECONSTRUCT_EVERY = 1000
 #: a few hundred active indices, checks every 1000 steps doubled the CPU time of a solve that the bound
 #: does not stop; a stop comes at most 1 / _RECONSTRUCT_GROWTH of its steps late
 _RECONSTRUCT_GROWTH = 4
+#: the largest work matrix (elements) a thread keeps between solves: 2^24 = 128 MB, m <= 4096
+WORK_KEEP = 1 << 24
+_work = threading.local()
 
 
 @njit(cache=True, nogil=True)
@@ -68,18 +74,6 @@ def _full_gradient(K, y, alpha, grad):  # pragma: no cover - compiled
             c = alpha[s] * y[s]
             for t in range(m):
                 grad[t] += y[t] * K[s, t] * c
-
-
-@njit(cache=True, nogil=True)
-def _shrunk_gradient(K, y, alpha, grad, active, n_active):  # pragma: no cover - compiled
-    """grad_t = (Q alpha - e)_t for the shrunk indices t in active[n_active:] only (K symmetric: row t); the
-    active ones keep SMO's incremental values."""
-    m = y.shape[0]
-    c = alpha * y
-    for p in range(n_active, m):
-        t = active[p]
-        Kt = K[t]
-        grad[t] = y[t] * np.dot(Kt, c) - 1.0
 
 
 @njit(cache=True, nogil=True)
@@ -108,104 +102,138 @@ def _set_masks(y, U, alpha, t, up, low):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _select_i(y, grad, up, active, n_active):  # pragma: no cover - compiled
-    """i = argmax over I_up of -y_t grad_t (the last on ties), and that maximum; (-1, -inf) if I_up is empty."""
-    gmax = -np.inf
-    i = -1
-    for p in range(n_active):
-        t = active[p]
-        v = up[t] - y[t] * grad[t]
-        if v >= gmax:
-            gmax = v
-            i = t
-    return (i, gmax) if gmax > -np.inf else (-1, -np.inf)
+def _pick_max(work, n):  # pragma: no cover - compiled
+    """(p, work[p]) for the last p < n attaining max(work[:n]); (-1, -inf) if that maximum is -inf."""
+    best = scan_max(work, n)
+    if best == -np.inf:
+        return -1, -np.inf
+    p = last_index(work, n, best)
+    return p, work[p]
 
 
 @njit(cache=True, nogil=True)
-def _update_select_i(K, y, grad, up, active, n_active, i, j, ci, cj):  # pragma: no cover - compiled
-    """grad_t += y_t (K_it ci + K_jt cj) over the active indices, fused with :func:`_select_i` on the new grad."""
-    gmax = -np.inf
-    inext = -1
-    Ki, Kj = K[i], K[j]
-    for p in range(n_active):
-        t = active[p]
-        g = grad[t] + y[t] * (Ki[t] * ci + Kj[t] * cj)
-        grad[t] = g
-        v = up[t] - y[t] * g
-        if v >= gmax:
-            gmax = v
-            inext = t
-    return (inext, gmax) if gmax > -np.inf else (-1, -np.inf)
+def _select_i(y, grad, up, n, work):  # pragma: no cover - compiled
+    """i = argmax over I_up (positions < n) of -y_t grad_t (the last on ties), and that maximum; (-1, -inf) if
+    I_up is empty."""
+    for p in range(n):
+        work[p] = up[p] - y[p] * grad[p]
+    return _pick_max(work, n)
 
 
 @njit(cache=True, nogil=True)
-def _select_j(K, Kd, y, grad, low, active, n_active, i, gmax):  # pragma: no cover - compiled
+def _update_select_i(Ki, Kj, y, grad, up, n, ci, cj, work):  # pragma: no cover - compiled
+    """grad_t += y_t (K_it ci + K_jt cj) over the active positions (``Ki``, ``Kj``: rows i and j in position
+    order), then :func:`_select_i` on the new grad."""
+    for p in range(n):
+        g = grad[p] + y[p] * (Ki[p] * ci + Kj[p] * cj)
+        grad[p] = g
+        work[p] = up[p] - y[p] * g
+    return _pick_max(work, n)
+
+
+@njit(cache=True, nogil=True)
+def _select_j(Ki, kii, Kd, y, grad, low, n, gmax, work, svals):  # pragma: no cover - compiled
     """libsvm's second-order choice of j for a given i (Fan, Chen and Lin 2005, WSS 2): over t in I_low
     with b_t = gmax + y_t grad_t > 0, the largest decrease b_t^2 / (K_ii + K_tt - 2 K_it) of the
-    objective along the pair's direction (the last on ties); returns (j, max over I_low of y_t grad_t)."""
-    gmax2 = -np.inf
-    j = -1
-    obj_min = np.inf
-    if i < 0:
-        return j, gmax2
-    Ki = K[i]
-    kii = Kd[i]
-    for p in range(n_active):
-        t = active[p]
-        s = low[t] + y[t] * grad[t]
-        if s > gmax2:
-            gmax2 = s
+    objective along the pair's direction (the last on ties); returns (j, max over I_low of y_t grad_t).
+    ``Ki``: row i in position order, ``kii`` = K_ii."""
+    for p in range(n):
+        s = low[p] + y[p] * grad[p]
+        svals[p] = s
         diff = gmax + s
-        if diff > 0:
-            quad = kii + Kd[t] - 2.0 * Ki[t]
-            if quad <= 0:
-                quad = _TAU
-            obj = -(diff * diff) / quad
-            if obj <= obj_min:
-                obj_min = obj
-                j = t
-    return j, gmax2
+        quad = kii + Kd[p] - 2.0 * Ki[p]
+        quad = quad if quad > 0 else _TAU
+        work[p] = -(diff * diff) / quad if diff > 0 else np.inf
+    gmax2 = scan_max(svals, n)
+    obj_min = scan_min(work, n)
+    if obj_min == np.inf:
+        return -1, gmax2
+    return last_index(work, n, obj_min), gmax2
 
 
 @njit(cache=True, nogil=True)
-def _shrink(y, U, alpha, grad, active, n_active, tol, K, unshrunk):  # pragma: no cover - compiled
-    """Drop bounded indices that cannot enter a working set soon (libsvm's do_shrinking)."""
+def _scatter(active, src, dst):  # pragma: no cover - compiled
+    """dst[active[p]] = src[p]: an array in position order back in index order."""
+    for p in range(active.shape[0]):
+        dst[active[p]] = src[p]
+
+
+@njit(cache=True, nogil=True)
+def _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low):  # pragma: no cover - compiled
+    """Position p = index p for every index (all active): the position arrays copied from the index ones."""
+    for t in range(y.shape[0]):
+        active[t] = t
+        yp[t], Up[t], ap[t], gp[t], Kd[t] = y[t], U[t], alpha[t], grad[t], K[t, t]
+        _set_masks(yp, Up, ap, t, up, low)
+
+
+@njit(cache=True, nogil=True)
+def _swap_positions(p, q, active, yp, Up, ap, gp, Kd, up, low):  # pragma: no cover - compiled
+    """Exchange positions p and q of every position array."""
+    active[p], active[q] = active[q], active[p]
+    yp[p], yp[q] = yp[q], yp[p]
+    Up[p], Up[q] = Up[q], Up[p]
+    ap[p], ap[q] = ap[q], ap[p]
+    gp[p], gp[q] = gp[q], gp[p]
+    Kd[p], Kd[q] = Kd[q], Kd[p]
+    up[p], up[q] = up[q], up[p]
+    low[p], low[q] = low[q], low[p]
+
+
+@njit(cache=True, nogil=True)
+def _shrink(K, y, U, alpha, grad, tol, unshrunk, n, active, yp, Up, ap, gp, Kd, up, low,
+            Kc, compact):  # pragma: no cover - compiled
+    """Drop bounded indices that cannot enter a working set soon (libsvm's do_shrinking), in position order:
+    a dropped index swaps positions with the last active one. Once the first index is dropped, the active
+    block of K is gathered into ``Kc`` (position order, n x n); later drops move the last active row and
+    column of ``Kc`` into the dropped one's. Returns (n, unshrunk, compact)."""
     g1 = -np.inf  # max over I_up of -y grad
     g2 = -np.inf  # max over I_low of y grad
-    for p in range(n_active):
-        t = active[p]
-        if y[t] > 0:
-            if alpha[t] < U[t]:
-                g1 = max(g1, -grad[t])
-            if alpha[t] > 0:
-                g2 = max(g2, grad[t])
+    for p in range(n):
+        if yp[p] > 0:
+            if ap[p] < Up[p]:
+                g1 = max(g1, -gp[p])
+            if ap[p] > 0:
+                g2 = max(g2, gp[p])
         else:
-            if alpha[t] < U[t]:
-                g2 = max(g2, -grad[t])
-            if alpha[t] > 0:
-                g1 = max(g1, grad[t])
+            if ap[p] < Up[p]:
+                g2 = max(g2, -gp[p])
+            if ap[p] > 0:
+                g1 = max(g1, gp[p])
     m = y.shape[0]
     if not unshrunk and g1 + g2 <= 10.0 * tol:
         unshrunk = True
+        _scatter(active, ap, alpha)
         _full_gradient(K, y, alpha, grad)
-        for t in range(m):
-            active[t] = t
-        n_active = m
+        _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)
+        n, compact = m, False
+    n_before = n
     p = 0
-    while p < n_active:
-        t = active[p]
-        if alpha[t] >= U[t]:
-            out = (-grad[t] > g1) if y[t] > 0 else (-grad[t] > g2)
-        elif alpha[t] <= 0:
-            out = (grad[t] > g2) if y[t] > 0 else (grad[t] > g1)
+    while p < n:
+        if ap[p] >= Up[p]:
+            out = (-gp[p] > g1) if yp[p] > 0 else (-gp[p] > g2)
+        elif ap[p] <= 0:
+            out = (gp[p] > g2) if yp[p] > 0 else (gp[p] > g1)
         else:
             out = False
         if out:
-            n_active -= 1
-            active[p], active[n_active] = active[n_active], active[p]
+            n -= 1
+            if p != n:
+                _swap_positions(p, n, active, yp, Up, ap, gp, Kd, up, low)
+                if compact:
+                    for b in range(n + 1):
+                        Kc[p, b] = Kc[n, b]
+                    for a in range(n + 1):
+                        Kc[a, p] = Kc[a, n]
         else:
             p += 1
-    return n_active, unshrunk
+    if n < n_before and not compact:
+        for a in range(n):
+            Ka = K[active[a]]
+            for b in range(n):
+                Kc[a, b] = Ka[active[b]]
+        compact = True
+    return n, unshrunk, compact
 
 
 @njit(cache=True, nogil=True)
@@ -255,70 +283,89 @@ def _decided_at_start(y, U, alpha, grad, above, below):  # pragma: no cover - co
 
 
 @njit(cache=True, nogil=True)
-def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below):  # pragma: no cover - compiled
-    """SMO; returns (iterations, pruned, f(alpha) tracked). Pruned: stopped once the optimum g is proven > ``above``
-    (by the primal bound, checked every _BOUND_EVERY steps, or about every max(min(m, _RECONSTRUCT_EVERY),
-    steps / _RECONSTRUCT_GROWTH) once shrinking) or < ``below`` (f(alpha) >= g only
-    decreases, tracked in O(1) per step). Pass +inf / -inf to solve to ``tol``."""
+def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc):  # pragma: no cover - compiled
+    """SMO; returns (iterations, pruned, f(alpha) tracked), and the final alpha in ``alpha``. Pruned: stopped once
+    the optimum g is proven > ``above`` (by the primal bound, checked every _BOUND_EVERY steps, or about every
+    max(min(m, _RECONSTRUCT_EVERY), steps / _RECONSTRUCT_GROWTH) once shrinking) or < ``below`` (f(alpha) >= g
+    only decreases, tracked in O(1) per step). Pass +inf / -inf to solve to ``tol``. ``grad`` = Q alpha - e on
+    entry; overwritten. ``Kc``: an m x m work matrix (the active block of K, gathered once shrinking drops an
+    index).
+
+    The work is done in position order: yp, Up, ap, gp, ... hold index active[p] at position p, the active
+    indices first; position p = index p until the first index is dropped and after every restore. The
+    selections then read contiguous memory, and they visit the active indices in the order of a loop over
+    active[:n] (libsvm's), so the steps are those of that loop, bit for bit (tests/test_smo.py)."""
     m = y.shape[0]
     active = np.arange(m)
-    n_active = m
+    n = m
     unshrunk = False
+    compact = False
     period = min(m, _SHRINK_EVERY)
     counter = period + 1
     check_period = min(m, _RECONSTRUCT_EVERY)
     next_check = check_period
-    Kd = np.empty(m)
-    up, low = np.empty(m), np.empty(m)
+    yp, Up, ap, gp = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    Kd, up, low = np.empty(m), np.empty(m), np.empty(m)
+    work, svals = np.empty(m), np.empty(m)
+    _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)
     value = 0.0  # f(alpha) = 1/2 sum_i alpha_i (grad_i - 1)
     for t in range(m):
         value += 0.5 * alpha[t] * (grad[t] - 1.0)
-        Kd[t] = K[t, t]
-        _set_masks(y, U, alpha, t, up, low)
-    i, gmax = _select_i(y, grad, up, active, n_active)
+    i, gmax = _select_i(yp, gp, up, n, work)
     it = 0
+    pruned = False
     while it < max_iter:
         if value < below:
-            return it, True, value
+            pruned = True
+            break
         counter -= 1
-        # the primal bound costs O(m) while nothing is shrunk (check every BOUND_EVERY steps), else a
-        # gradient reconstruction (check at the shrinking period only)
-        if above < np.inf and n_active == m and it % _BOUND_EVERY == 0 \
-                and _lower_bound(y, U, alpha, grad) > above:
-            return it, True, value
+        # the primal bound costs O(m) while nothing is shrunk (positions = indices; check every BOUND_EVERY
+        # steps), else a gradient reconstruction (check at the shrinking period only)
+        if above < np.inf and n == m and it % _BOUND_EVERY == 0 and _lower_bound(yp, Up, ap, gp) > above:
+            pruned = True
+            break
         if counter == 0:
             counter = period
-            if above < np.inf and n_active < m and it >= next_check:
+            if above < np.inf and n < m and it >= next_check:
                 next_check = it + max(check_period, it // _RECONSTRUCT_GROWTH)
-                _shrunk_gradient(K, y, alpha, grad, active, n_active)
+                # the shrunk indices' gradient alone (SMO overwrites it with its own reconstruction before
+                # it reads it), so that the check leaves the path alone
+                _scatter(active, ap, alpha)
+                c = alpha * y
+                for p in range(n, m):
+                    gp[p] = yp[p] * np.dot(K[active[p]], c) - 1.0
+                _scatter(active, gp, grad)
                 if _lower_bound(y, U, alpha, grad) > above:
-                    return it, True, value
+                    pruned = True
+                    break
             if shrinking:
-                n_active, unshrunk = _shrink(y, U, alpha, grad, active, n_active, tol, K, unshrunk)
-            i, gmax = _select_i(y, grad, up, active, n_active)
-        j, gmax2 = _select_j(K, Kd, y, grad, low, active, n_active, i, gmax)
+                n, unshrunk, compact = _shrink(K, y, U, alpha, grad, tol, unshrunk, n, active, yp, Up, ap, gp,
+                                               Kd, up, low, Kc, compact)
+            i, gmax = _select_i(yp, gp, up, n, work)
+        Kx = Kc if compact else K
+        j, gmax2 = (-1, -np.inf) if i < 0 else _select_j(Kx[i], Kd[i], Kd, yp, gp, low, n, gmax, work, svals)
         if gmax + gmax2 < tol or j < 0:
-            if n_active == m:
+            if n == m:
                 break
-            _full_gradient(K, y, alpha, grad)  # restore the shrunk indices and check them
-            for t in range(m):
-                active[t] = t
-            n_active = m
-            i, gmax = _select_i(y, grad, up, active, n_active)
-            j, gmax2 = _select_j(K, Kd, y, grad, low, active, n_active, i, gmax)
+            _scatter(active, ap, alpha)  # restore the shrunk indices and check them
+            _full_gradient(K, y, alpha, grad)
+            _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)
+            n, compact, Kx = m, False, K
+            i, gmax = _select_i(yp, gp, up, n, work)
+            j, gmax2 = (-1, -np.inf) if i < 0 else _select_j(Kx[i], Kd[i], Kd, yp, gp, low, n, gmax, work, svals)
             if gmax + gmax2 < tol or j < 0:
                 break
             counter = 1
         it += 1
-        ai, aj = alpha[i], alpha[j]
-        ci, cj = U[i], U[j]
-        qij = y[i] * y[j] * K[i, j]
+        ai, aj = ap[i], ap[j]
+        ci, cj = Up[i], Up[j]
+        qij = yp[i] * yp[j] * Kx[i, j]
         # the pair's exact minimiser clipped to its feasible segment (libsvm's update with C_i, C_j)
-        if y[i] != y[j]:
+        if yp[i] != yp[j]:
             quad = Kd[i] + Kd[j] + 2.0 * qij
             if quad <= 0:
                 quad = _TAU
-            delta = (-grad[i] - grad[j]) / quad
+            delta = (-gp[i] - gp[j]) / quad
             diff = ai - aj
             ni, nj = ai + delta, aj + delta
             if diff > 0:
@@ -341,7 +388,7 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
             quad = Kd[i] + Kd[j] - 2.0 * qij
             if quad <= 0:
                 quad = _TAU
-            delta = (grad[i] - grad[j]) / quad
+            delta = (gp[i] - gp[j]) / quad
             s = ai + aj
             ni, nj = ai - delta, aj + delta
             if s > ci:
@@ -360,14 +407,26 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
                 if ni < 0:
                     ni = 0.0
                     nj = s
-        alpha[i], alpha[j] = ni, nj
+        ap[i], ap[j] = ni, nj
         dai, daj = ni - ai, nj - aj
-        value += grad[i] * dai + grad[j] * daj + 0.5 * (Kd[i] * dai * dai + Kd[j] * daj * daj) \
+        value += gp[i] * dai + gp[j] * daj + 0.5 * (Kd[i] * dai * dai + Kd[j] * daj * daj) \
             + qij * dai * daj
-        _set_masks(y, U, alpha, i, up, low)
-        _set_masks(y, U, alpha, j, up, low)
-        i, gmax = _update_select_i(K, y, grad, up, active, n_active, i, j, y[i] * dai, y[j] * daj)
-    return it, False, value
+        _set_masks(yp, Up, ap, i, up, low)
+        _set_masks(yp, Up, ap, j, up, low)
+        i, gmax = _update_select_i(Kx[i], Kx[j], yp, gp, up, n, yp[i] * dai, yp[j] * daj, work)
+    _scatter(active, ap, alpha)
+    return it, pruned, value
+
+
+def _work_matrix(m: int) -> np.ndarray:
+    """An m x m float array for :func:`_smo`'s active block: a view of this thread's kept buffer when m^2 <=
+    WORK_KEEP (no new pages to fault in per solve), else a new array."""
+    if m * m > WORK_KEEP:
+        return np.empty((m, m))
+    buf = getattr(_work, "buf", None)
+    if buf is None or buf.size < m * m:
+        buf = _work.buf = np.empty(m * m)
+    return buf[:m * m].reshape(m, m)
 
 
 @dataclass(frozen=True)
@@ -402,6 +461,8 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
     m = y.shape[0]
     alpha = feasible_start(alpha0, y, C)
     K = np.ascontiguousarray(K, dtype=np.float64)
+    if not K.flags.writeable:  # SMO reads K and its work matrix through one name, which needs one array type
+        K = K.copy()
     y = np.ascontiguousarray(y, dtype=np.float64)
     have_grad = grad0 is not None and alpha0 is not None and np.array_equal(alpha, alpha0)
     if groups is not None and len(groups[0]) <= GROUP_SHARE * m:
@@ -424,7 +485,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
         if not have_grad:
             _full_gradient(Kg, yg, sums, grad)
         iters, pruned, value = _smo(Kg, yg, upper, sums, grad, float(tol), max_iter, shrinking, float(above),
-                                    float(below))
+                                    float(below), _work_matrix(len(first)))
         # a group at its bound n_g C gives its rows C exactly (n_g C / n_g may round below C)
         alpha = np.where(sums >= upper, C, np.minimum(sums / counts, C))[label]
     else:
@@ -434,7 +495,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
             grad = np.empty(m)
             _full_gradient(K, y, alpha, grad)
         iters, pruned, value = _smo(K, y, np.full(m, float(C)), alpha, grad, float(tol), max_iter, shrinking,
-                                    float(above), float(below))
+                                    float(above), float(below), _work_matrix(m))
     return SmoResult(alpha, int(iters), bool(pruned), float(value),
                      hit_iteration_limit=not pruned and int(iters) >= max_iter)
 
