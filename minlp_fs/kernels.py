@@ -51,35 +51,47 @@ def _swap_sqdiff(base, x_out, x_in):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _gram_product(A, gamma, coef0, degree, out):  # pragma: no cover - compiled
-    """out = (gamma A A' + coef0) ** degree, one pass over the upper triangle, mirrored."""
+    """out = (gamma A A' + coef0) ** degree, row by row: each entry's inner product summed over the columns in
+    order and its power by repeated multiplication, as the entrywise formula does (so K is symmetric bit for bit:
+    a_j b_j = b_j a_j), the loops running along the rows so that they vectorise."""
     m, B = A.shape
+    AT = np.ascontiguousarray(A.T)
+    t = np.empty(m)
     for a in range(m):
-        for b in range(a, m):
-            s = 0.0
-            for j in range(B):
-                s += A[a, j] * A[b, j]
-            t = gamma * s + coef0
-            r = t
-            for _ in range(degree - 1):
-                r *= t
-            out[a, b] = r
-            out[b, a] = r
+        t[:] = 0.0
+        for j in range(B):
+            x, Tj = A[a, j], AT[j]
+            for b in range(m):
+                t[b] += x * Tj[b]
+        row = out[a]
+        for b in range(m):
+            t[b] = gamma * t[b] + coef0
+            row[b] = t[b]
+        for _ in range(degree - 1):
+            for b in range(m):
+                row[b] *= t[b]
 
 
 @njit(cache=True, nogil=True)
 def _gram_sqdist(A, gamma, out):  # pragma: no cover - compiled
-    """out = exp(-gamma ||a_a - a_b||^2), one pass over the upper triangle, mirrored."""
+    """out = exp(-gamma ||a_a - a_b||^2): the upper triangle row by row (squared differences summed over the columns
+    in order, vectorised along the row; one exp per pair), mirrored."""
     m, B = A.shape
+    AT = np.ascontiguousarray(A.T)
+    s = np.empty(m)
     for a in range(m):
         out[a, a] = 1.0
-        for b in range(a + 1, m):
-            s = 0.0
-            for j in range(B):
-                d = A[a, j] - A[b, j]
-                s += d * d
-            r = np.exp(-gamma * s)
-            out[a, b] = r
-            out[b, a] = r
+        rest = m - a - 1
+        s[:rest] = 0.0
+        for j in range(B):
+            x, Tj = A[a, j], AT[j, a + 1:]
+            for b in range(rest):
+                d = x - Tj[b]
+                s[b] += d * d
+        for b in range(rest):
+            r = np.exp(-gamma * s[b])
+            out[a, a + 1 + b] = r
+            out[a + 1 + b, a] = r
 
 
 @njit(cache=True, nogil=True)

@@ -296,11 +296,13 @@ def kkt_violation(alpha, K, y, C):
 
 
 def duplicated_problem(seed, m, kernel):
-    """Rows on a 3 x 3 grid of inputs (many duplicates, some with both labels) and their Gram."""
+    """Rows on a 3 x 3 grid of inputs (many duplicates, some with both labels; the last row repeats the first,
+    so that even 12 rows have one) and their Gram."""
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 3, size=(m, 2)).astype(float)
     y = np.where(rng.uniform(size=m) < 0.5, 1.0, -1.0)
     y[:2] = (1.0, -1.0)
+    X[-1], y[-1] = X[0], y[0]
     return X, y, make_kernel(kernel, gamma=float(rng.uniform(0.1, 1.0))).gram(X)
 
 
