@@ -246,8 +246,9 @@ def grid_main(args, argv) -> None:
                         f"now {os.getloadavg()[0]:.1f}.\nMachine: {machine()}. Paper sense, C = 10, gamma = 0.1, "
                         "default options; CPU time of `solve()` per run, one run per version, old and new in two "
                         "processes at the same time (dataset after dataset), one BLAS thread each, after a warm-up. "
-                        "'new vs old': the relative difference of the objectives (old - new) / max(1, |old|), > 0 when new "
-                        "is better (lower); 'same' within 1e-6.\n\n" + case_table(results, done, with_dataset=True))
+                        "'new vs old': the relative difference of the objectives (old - new) / max(1, |old|), > 0 "
+                        "when new is better (lower); 'same' within 1e-6.\n\n"
+                        + case_table(results, done, with_dataset=True))
                 write_section(args.output, "bench_versions_grid", text)
         except KeyboardInterrupt:
             print("interrupted: the finished datasets are in the section", file=sys.stderr)

@@ -2,8 +2,12 @@
 
 The paper's CSVs live in ``shared/datasets`` beside the repository (CI clones the repository with
 ``shared/`` next to it). Tests that read them take the ``data_dir`` fixture or carry
-``@pytest.mark.requires_data``; both skip, with the reason, when the folder is absent.
+``@pytest.mark.requires_data``; both skip, with the reason, when the folder is absent. Tests that run the GAMS
+executable (gamspy-base) carry ``@pytest.mark.requires_gams``: skipped, with GAMS's reason, when gamspy-base is not
+installed or GAMS refuses its licence (the demo licence is time-limited).
 """
+import importlib.util
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -15,17 +19,27 @@ DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 MISSING_DATA = f"shared datasets folder {DATA_DIR} is absent"
 
 
+@lru_cache(maxsize=None)
+def gams_unusable() -> str | None:
+    """Why the GAMS executable cannot run here (gamspy-base missing, or its licence refused), else None."""
+    if importlib.util.find_spec("gamspy_base") is None:
+        return "gamspy-base not installed: pip install 'minlp-fs[gams]'"
+    from minlp_fs.solvers.gams import licence_problem
+
+    return licence_problem()
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "requires_data: needs the shared datasets folder beside the repository")
+    config.addinivalue_line("markers", "requires_gams: runs the GAMS executable of gamspy-base under its licence")
 
 
 def pytest_collection_modifyitems(config, items):
-    if DATA_DIR.is_dir():
-        return
-    skip = pytest.mark.skip(reason=MISSING_DATA)
     for item in items:
-        if "requires_data" in item.keywords:
-            item.add_marker(skip)
+        if "requires_data" in item.keywords and not DATA_DIR.is_dir():
+            item.add_marker(pytest.mark.skip(reason=MISSING_DATA))
+        if "requires_gams" in item.keywords and gams_unusable():
+            item.add_marker(pytest.mark.skip(reason=gams_unusable()))
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ of a left-to-right loop (for arrays without NaN, which SMO's values never are: i
 -inf). ``last_index`` finds the last position holding a value, testing eight at a time from the end. So
 ``last_index(v, n, scan_max(v, n))`` is the position that the loop ``if v[p] >= best: best, i = v[p], p``
 picks (the last one on ties), and likewise with ``scan_min`` for ``<=``; SMO's selections use these to take
-the same steps as that loop, bit for bit, at a third of its cost (benchmarks/RESULTS.md, bench_smo_scan).
+the same steps as that loop, bit for bit, at a fraction of its cost (:mod:`minlp_fs.alpha.smo`).
 """
 from __future__ import annotations
 

@@ -80,6 +80,37 @@ def gams_directory() -> Path:
     return Path(gamspy_base.directory)
 
 
+#: GAMS's exit code when it refuses to run for its licence
+GAMS_LICENSE_EXIT = 7
+_licence_problems: dict = {}
+
+
+def licence_problem() -> str | None:
+    """GAMS's own words when it refuses to run for its licence (gamspy-base's demo licence is time-limited: past
+    its date every GAMS run ends with exit code 7), else None. Found once per process by running GAMS on a
+    one-line job (about 0.1 s)."""
+    directory = gams_directory()
+    if directory not in _licence_problems:
+        with tempfile.TemporaryDirectory(prefix="minlp_fs_gams_licence_") as tmp:
+            job = Path(tmp) / "licence.gms"
+            job.write_text("scalar x / 1 /;\n")
+            done = subprocess.run([str(directory / ("gams.exe" if os.name == "nt" else "gams")), str(job), "lo=3",
+                                   f"curdir={tmp}", f"o={Path(tmp) / 'licence.lst'}"], cwd=tmp, capture_output=True,
+                                  text=True, timeout=120)
+        _licence_problems[directory] = (_licence_words(f"{done.stdout}\n{done.stderr}")
+                                        if done.returncode == GAMS_LICENSE_EXIT else None)
+    return _licence_problems[directory]
+
+
+def _licence_words(log: str) -> str:
+    """One line from the ``***`` lines of a GAMS log that refused its licence, and the fix."""
+    said = [line.strip("* \t") for line in log.splitlines() if line.startswith("***")]
+    said = [line for line in said if line and not line.startswith("Inspect listing")]
+    return (f"no licence: GAMS says: {'; '.join(said) or 'licensing problems (exit code 7)'}. gamspy-base's demo "
+            "licence is time-limited: a newer gamspy-base brings a new one (pip install -U gamspy-base), or install "
+            "a licence with `gamspy install license`")
+
+
 def _capabilities_solvers(directory: Path) -> set:
     """Solver names registered in GAMS's capabilities file (the first word of each entry line)."""
     text = (directory / "gmscmpun.txt").read_text(encoding="utf-8")
@@ -187,6 +218,8 @@ def solve_gms(path, solver: str, time_limit: float, optcr: float = 1e-6, tee: bo
                 proc.kill()
             proc.communicate()
             return {"timeout": True, "log": f"GAMS did not return within {time_limit + GRACE_S:.0f} s; killed"}
+        if proc.returncode == GAMS_LICENSE_EXIT:
+            raise SolverUnavailableError(_licence_words(log or ""), UnavailableKind.NO_LICENSE)
         messages = _listing_messages(listing.read_text(errors="replace")) if listing.exists() else ""
         answer = {"returncode": proc.returncode, "log": (log or "")[-4000:], "listing": messages,
                   "option_errors": option_errors(f"{log or ''}\n{messages}") if options else []}
@@ -288,6 +321,9 @@ class GamsSolver(SolverMethod):
             register_solver(self.solver)
         except SolverUnavailableError as exc:
             return Availability(False, str(exc), exc.kind)
+        problem = licence_problem()
+        if problem:
+            return Availability.no_license(problem)
         if instance is not None:
             rows, cols = gams_size(instance)
             if max(rows, cols) > self.demo_limit:

@@ -65,8 +65,7 @@ def test_scip_sol_evaluates_to_the_certified_value(tmp_path, capsys, sense):
         assert -scip.getObjVal() == pytest.approx(ref["objective"], rel=1e-5)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gamspy_base") is None,
-                    reason="gamspy-base not installed: no GAMS to run .gms files")
+@pytest.mark.requires_gams
 @pytest.mark.parametrize("sense", ["paper", "fit"])
 def test_gams_gdx_evaluates_to_the_certified_value(tmp_path, capsys, sense):
     import gamspy_base

@@ -22,7 +22,6 @@ from minlp_fs.objective import feasibility_violation
 from minlp_fs.solvers.enumeration import Enumeration
 from builders import synthetic_instance
 
-HAS_GAMS = importlib.util.find_spec("gamspy_base") is not None
 HAS_SCIP = importlib.util.find_spec("pyscipopt") is not None
 START = [0, 2]
 
@@ -152,7 +151,7 @@ def test_nl_round_trip_through_scip(tmp_path, sense):
         assert scip.getObjVal() >= -AlphaSubproblem(inst).solve(subset).value - 1e-4
 
 
-@pytest.mark.skipif(not HAS_GAMS, reason="gamspy-base not installed: no GAMS to run .gms files")
+@pytest.mark.requires_gams
 @pytest.mark.parametrize("sense", ["paper", "fit"])
 def test_gms_solved_by_gams(tmp_path, sense):
     from minlp_fs.solvers.gams import solve_gms

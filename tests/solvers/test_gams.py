@@ -6,6 +6,7 @@ with reasons; the warm start is what GAMS receives.
 """
 import importlib.util
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -182,8 +183,49 @@ def test_no_solution_is_an_error_never_stale_values(monkeypatch):
     inst = _instance(6)
     stale = {f"alpha[{i}]": 1.0 for i in range(inst.m)} | {"beta[0]": 1.0, "beta[1]": 1.0}
     monkeypatch.setattr(gams, "register_solver", lambda solver: None)
+    monkeypatch.setattr(gams, "licence_problem", lambda: None)
     monkeypatch.setattr(gams, "solve_gms", lambda *a, **k: {"modelstat": 14.0, "solvestat": 1.0, "objval": None,
                                                             "objest": None, "values": stale, "listing": ""})
     res = Baron().solve(inst, start=[0, 1])
     assert res.status == "error" and res.objective is None
     assert "no solution" in res.message and "model status 14" in res.message
+
+
+REFUSING_GAMS = """#!/bin/sh
+echo '--- Job licence.gms Start 11/27/26 00:34:23 54.6.1 20a39885 LEX-LEG x86 64bit/Linux'
+echo '*** Time-limited license expired 1 days ago'
+echo '*** Status: Terminated due to a licensing error'
+echo '***         License file: /x/gamslice.txt'
+echo '***         Inspect listing file for more information.'
+exit 7
+"""
+
+
+def test_a_licence_gams_refuses_makes_its_solvers_unavailable_with_its_words(monkeypatch, tmp_path):
+    """gamspy-base's demo licence is time-limited: past its date GAMS ends every run with exit code 7 and these
+    lines (GAMS 54.6.1 on 2026-11-27, copied into a stand-in executable). BARON, GAMS/Knitro, GAMS/Ipopt and
+    the Pyomo route are then unavailable (no licence) with GAMS's words and the fix, before any model is
+    written, and a .gms run directly raises the same."""
+    from minlp_fs.api import get_method
+    from minlp_fs.errors import SolverUnavailableError, UnavailableKind
+
+    if sys.platform == "win32":
+        pytest.skip("the stand-in executable is a POSIX shell script")
+    fake = tmp_path / "gams"
+    fake.write_text(REFUSING_GAMS)
+    fake.chmod(0o755)
+    monkeypatch.setattr(gams, "gams_directory", lambda: tmp_path)
+    monkeypatch.setattr(gams, "register_solver", lambda solver: None)
+    monkeypatch.setattr(gams, "_licence_problems", {})
+    words = ("no licence: GAMS says: Time-limited license expired 1 days ago; Status: Terminated due to a "
+             "licensing error; License file: /x/gamslice.txt. gamspy-base's demo licence is time-limited: a "
+             "newer gamspy-base brings a new one (pip install -U gamspy-base)")
+    inst = _instance(6)
+    for name in ("baron", "gams-knitro", "gams-ipopt", "ipopt-pyomo"):
+        avail = get_method(name).availability(inst)
+        assert not avail and avail.kind is UnavailableKind.NO_LICENSE and avail.reason.startswith(words), name
+        res = get_method(name).solve(inst)
+        assert res.status == "unavailable" and res.message.startswith(words) and res.objective is None, name
+    with pytest.raises(SolverUnavailableError, match="Time-limited license expired 1 days ago") as caught:
+        gams.solve_gms(write_gms(inst, tmp_path / "tiny.gms", start=[0, 1]), "conopt", 10)
+    assert caught.value.kind is UnavailableKind.NO_LICENSE

@@ -195,8 +195,8 @@ def test_missing_cyipopt_is_unavailable(monkeypatch):
     assert res.message.startswith("cyipopt not installed (pip install minlp-fs[ipopt])")
 
 
+@pytest.mark.requires_gams
 def test_pyomo_route_solves_the_same_relaxation(cyipopt):
-    pytest.importorskip("gamspy_base", reason="gamspy not installed (pip install minlp-fs[gams])")
     inst = small("poly3", "fit", m=20)
     route = get_method("ipopt-pyomo", time_limit=30)
     avail = route.availability(inst)
@@ -213,11 +213,11 @@ def test_pyomo_route_solves_the_same_relaxation(cyipopt):
 
 # Pyomo's model write does not check the limit (0.5 s ends about 0.9 s late); the overrun report: test_stopping.py
 @pytest.mark.filterwarnings("ignore::minlp_fs.stopping.TimeLimitOverrunWarning")
+@pytest.mark.requires_gams
 def test_pyomo_route_reports_the_time_limit_with_its_point():
     """GAMS stops IPOPT at reslim with solve status 3 (resource interrupt); Pyomo's results name only the
     model status (feasible, or intermediate infeasible as ``infeasible``): the run is a time limit,
     not a failure, and the last point is rounded and polished."""
-    pytest.importorskip("gamspy_base", reason="gamspy not installed (pip install minlp-fs[gams])")
     from minlp_fs.api import build_instance
 
     inst = build_instance("bcd", B=3, m=100)          # GAMS/IPOPT needs about 2 s on it
