@@ -15,12 +15,13 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def scan_max(v, n):  # pragma: no cover - compiled
-    """max(v[:n]), -inf when n = 0."""
+def _scan_top(v, n, sign):  # pragma: no cover - compiled
+    """max over p < n of sign * v[p] (sign = 1.0 or -1.0: exact products), -inf when n = 0."""
     g0 = g1 = g2 = g3 = g4 = g5 = g6 = g7 = -np.inf
     p = 0
     while p + 8 <= n:
-        x0, x1, x2, x3, x4, x5, x6, x7 = v[p], v[p + 1], v[p + 2], v[p + 3], v[p + 4], v[p + 5], v[p + 6], v[p + 7]
+        x0, x1, x2, x3 = sign * v[p], sign * v[p + 1], sign * v[p + 2], sign * v[p + 3]
+        x4, x5, x6, x7 = sign * v[p + 4], sign * v[p + 5], sign * v[p + 6], sign * v[p + 7]
         g0 = x0 if x0 > g0 else g0
         g1 = x1 if x1 > g1 else g1
         g2 = x2 if x2 > g2 else g2
@@ -31,7 +32,8 @@ def scan_max(v, n):  # pragma: no cover - compiled
         g7 = x7 if x7 > g7 else g7
         p += 8
     while p < n:
-        g0 = v[p] if v[p] > g0 else g0
+        x = sign * v[p]
+        g0 = x if x > g0 else g0
         p += 1
     g0 = g1 if g1 > g0 else g0
     g2 = g3 if g3 > g2 else g2
@@ -43,31 +45,15 @@ def scan_max(v, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def scan_max(v, n):  # pragma: no cover - compiled
+    """max(v[:n]), -inf when n = 0."""
+    return _scan_top(v, n, 1.0)
+
+
+@njit(cache=True, nogil=True)
 def scan_min(v, n):  # pragma: no cover - compiled
-    """min(v[:n]), +inf when n = 0."""
-    g0 = g1 = g2 = g3 = g4 = g5 = g6 = g7 = np.inf
-    p = 0
-    while p + 8 <= n:
-        x0, x1, x2, x3, x4, x5, x6, x7 = v[p], v[p + 1], v[p + 2], v[p + 3], v[p + 4], v[p + 5], v[p + 6], v[p + 7]
-        g0 = x0 if x0 < g0 else g0
-        g1 = x1 if x1 < g1 else g1
-        g2 = x2 if x2 < g2 else g2
-        g3 = x3 if x3 < g3 else g3
-        g4 = x4 if x4 < g4 else g4
-        g5 = x5 if x5 < g5 else g5
-        g6 = x6 if x6 < g6 else g6
-        g7 = x7 if x7 < g7 else g7
-        p += 8
-    while p < n:
-        g0 = v[p] if v[p] < g0 else g0
-        p += 1
-    g0 = g1 if g1 < g0 else g0
-    g2 = g3 if g3 < g2 else g2
-    g4 = g5 if g5 < g4 else g4
-    g6 = g7 if g7 < g6 else g6
-    g0 = g2 if g2 < g0 else g0
-    g4 = g6 if g6 < g4 else g4
-    return g4 if g4 < g0 else g0
+    """min(v[:n]) (up to the sign of a zero), +inf when n = 0."""
+    return -_scan_top(v, n, -1.0)
 
 
 @njit(cache=True, nogil=True)
