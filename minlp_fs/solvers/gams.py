@@ -82,21 +82,30 @@ def gams_directory() -> Path:
 
 #: GAMS's exit code when it refuses to run for its licence
 GAMS_LICENSE_EXIT = 7
+#: seconds the licence check's one-line GAMS job may take
+LICENCE_CHECK_S = 60.0
 _licence_problems: dict = {}
 
 
 def licence_problem() -> str | None:
     """GAMS's own words when it refuses to run for its licence (gamspy-base's demo licence is time-limited: past
     its date every GAMS run ends with exit code 7), else None. Found once per process by running GAMS on a
-    one-line job (about 0.1 s)."""
+    one-line job (about 0.03 s); a GAMS that does not start or answer raises SolverUnavailableError (check failed)."""
     directory = gams_directory()
     if directory not in _licence_problems:
+        executable = directory / ("gams.exe" if os.name == "nt" else "gams")
         with tempfile.TemporaryDirectory(prefix="minlp_fs_gams_licence_") as tmp:
             job = Path(tmp) / "licence.gms"
             job.write_text("scalar x / 1 /;\n")
-            done = subprocess.run([str(directory / ("gams.exe" if os.name == "nt" else "gams")), str(job), "lo=3",
-                                   f"curdir={tmp}", f"o={Path(tmp) / 'licence.lst'}"], cwd=tmp, capture_output=True,
-                                  text=True, timeout=120)
+            try:
+                done = subprocess.run([str(executable), str(job), "lo=3", f"curdir={tmp}",
+                                       f"o={Path(tmp) / 'licence.lst'}"], cwd=tmp, capture_output=True, text=True,
+                                      timeout=LICENCE_CHECK_S)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise SolverUnavailableError(
+                    f"GAMS did not answer a one-line job within {LICENCE_CHECK_S:g} s"
+                    if isinstance(exc, subprocess.TimeoutExpired) else f"cannot run {executable}: {exc}",
+                    UnavailableKind.CHECK_FAILED) from None
         _licence_problems[directory] = (_licence_words(f"{done.stdout}\n{done.stderr}")
                                         if done.returncode == GAMS_LICENSE_EXIT else None)
     return _licence_problems[directory]
@@ -319,9 +328,9 @@ class GamsSolver(SolverMethod):
     def _available(self, instance=None) -> Availability:
         try:
             register_solver(self.solver)
+            problem = licence_problem()
         except SolverUnavailableError as exc:
             return Availability(False, str(exc), exc.kind)
-        problem = licence_problem()
         if problem:
             return Availability.no_license(problem)
         if instance is not None:

@@ -229,3 +229,19 @@ def test_a_licence_gams_refuses_makes_its_solvers_unavailable_with_its_words(mon
     with pytest.raises(SolverUnavailableError, match="Time-limited license expired 1 days ago") as caught:
         gams.solve_gms(write_gms(inst, tmp_path / "tiny.gms", start=[0, 1]), "conopt", 10)
     assert caught.value.kind is UnavailableKind.NO_LICENSE
+
+
+@pytest.mark.parametrize("script, said", [("#!/bin/sh\nexec sleep 5\n", "GAMS did not answer a one-line job within 0.3 s"),
+                                          (None, "cannot run")])
+def test_a_gams_that_hangs_or_cannot_start_is_unavailable_not_a_traceback(monkeypatch, tmp_path, script, said):
+    if sys.platform == "win32":
+        pytest.skip("the stand-in executable is a POSIX shell script")
+    if script is not None:
+        (tmp_path / "gams").write_text(script)
+        (tmp_path / "gams").chmod(0o755)
+    monkeypatch.setattr(gams, "gams_directory", lambda: tmp_path)
+    monkeypatch.setattr(gams, "register_solver", lambda solver: None)
+    monkeypatch.setattr(gams, "_licence_problems", {})
+    monkeypatch.setattr(gams, "LICENCE_CHECK_S", 0.3)
+    avail = Baron().availability()
+    assert not avail and avail.reason.startswith(said) and avail.kind is gams.UnavailableKind.CHECK_FAILED
