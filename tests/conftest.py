@@ -24,9 +24,13 @@ def gams_unusable() -> str | None:
     """Why the GAMS executable cannot run here (gamspy-base missing, or its licence refused), else None."""
     if importlib.util.find_spec("gamspy_base") is None:
         return "gamspy-base not installed: pip install 'minlp-fs[gams]'"
+    from minlp_fs.errors import SolverUnavailableError
     from minlp_fs.solvers.gams import licence_problem
 
-    return licence_problem()
+    try:
+        return licence_problem()
+    except SolverUnavailableError as exc:  # GAMS did not start or answer
+        return str(exc)
 
 
 def pytest_configure(config):
