@@ -1,5 +1,6 @@
 """The index-order SMO that :func:`minlp_fs.alpha.smo._smo` replaced (commit 911c174), kept as the reference
-its steps must follow bit for bit (tests/test_smo_positions.py).
+its steps must follow bit for bit (tests/test_smo_positions.py). The pair's update, the masks, the gradient and the
+primal bound are the package's own functions (the arithmetic both share, unchanged from 911c174).
 
 It loops over ``active[:n_active]``, the active indices in libsvm's order, reading K, alpha and the gradient
 through that index array; selections keep the last index attaining the extremum. The position-order SMO
@@ -9,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from minlp_fs.alpha.smo import (_BOUND_EVERY, _RECONSTRUCT_EVERY, _RECONSTRUCT_GROWTH, _SHRINK_EVERY, _TAU,
-                                _full_gradient, _lower_bound, _set_masks)
+                                _full_gradient, _lower_bound, _pair_step, _set_masks)
 
 
 @njit(cache=True, nogil=True)
@@ -182,55 +183,8 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below):  # pragm
             counter = 1
         it += 1
         ai, aj = alpha[i], alpha[j]
-        ci, cj = U[i], U[j]
         qij = y[i] * y[j] * K[i, j]
-        # the pair's exact minimiser clipped to its feasible segment (libsvm's update with C_i, C_j)
-        if y[i] != y[j]:
-            quad = Kd[i] + Kd[j] + 2.0 * qij
-            if quad <= 0:
-                quad = _TAU
-            delta = (-grad[i] - grad[j]) / quad
-            diff = ai - aj
-            ni, nj = ai + delta, aj + delta
-            if diff > 0:
-                if nj < 0:
-                    nj = 0.0
-                    ni = diff
-            else:
-                if ni < 0:
-                    ni = 0.0
-                    nj = -diff
-            if diff > ci - cj:
-                if ni > ci:
-                    ni = ci
-                    nj = ci - diff
-            else:
-                if nj > cj:
-                    nj = cj
-                    ni = cj + diff
-        else:
-            quad = Kd[i] + Kd[j] - 2.0 * qij
-            if quad <= 0:
-                quad = _TAU
-            delta = (grad[i] - grad[j]) / quad
-            s = ai + aj
-            ni, nj = ai - delta, aj + delta
-            if s > ci:
-                if ni > ci:
-                    ni = ci
-                    nj = s - ci
-            else:
-                if nj < 0:
-                    nj = 0.0
-                    ni = s
-            if s > cj:
-                if nj > cj:
-                    nj = cj
-                    ni = s - cj
-            else:
-                if ni < 0:
-                    ni = 0.0
-                    nj = s
+        ni, nj = _pair_step(y[i] != y[j], ai, aj, U[i], U[j], grad[i], grad[j], Kd[i], Kd[j], qij)
         alpha[i], alpha[j] = ni, nj
         dai, daj = ni - ai, nj - aj
         value += grad[i] * dai + grad[j] * daj + 0.5 * (Kd[i] * dai * dai + Kd[j] * daj * daj) \

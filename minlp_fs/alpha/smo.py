@@ -291,6 +291,60 @@ def _decided_at_start(y, U, alpha, grad, above, below):  # pragma: no cover - co
 
 
 @njit(cache=True, nogil=True)
+def _pair_step(opposite, ai, aj, ci, cj, gi, gj, kii, kjj, qij):  # pragma: no cover - compiled
+    """The working pair's new (alpha_i, alpha_j): the exact minimiser of f along the pair's direction, clipped to
+    its feasible segment (libsvm's update with bounds C_i = ``ci``, C_j = ``cj``; ``opposite``: y_i != y_j; ``gi``,
+    ``gj``: the gradient; ``qij`` = y_i y_j K_ij)."""
+    if opposite:
+        quad = kii + kjj + 2.0 * qij
+        if quad <= 0:
+            quad = _TAU
+        delta = (-gi - gj) / quad
+        diff = ai - aj
+        ni, nj = ai + delta, aj + delta
+        if diff > 0:
+            if nj < 0:
+                nj = 0.0
+                ni = diff
+        else:
+            if ni < 0:
+                ni = 0.0
+                nj = -diff
+        if diff > ci - cj:
+            if ni > ci:
+                ni = ci
+                nj = ci - diff
+        else:
+            if nj > cj:
+                nj = cj
+                ni = cj + diff
+    else:
+        quad = kii + kjj - 2.0 * qij
+        if quad <= 0:
+            quad = _TAU
+        delta = (gi - gj) / quad
+        s = ai + aj
+        ni, nj = ai - delta, aj + delta
+        if s > ci:
+            if ni > ci:
+                ni = ci
+                nj = s - ci
+        else:
+            if nj < 0:
+                nj = 0.0
+                ni = s
+        if s > cj:
+            if nj > cj:
+                nj = cj
+                ni = s - cj
+        else:
+            if ni < 0:
+                ni = 0.0
+                nj = s
+    return ni, nj
+
+
+@njit(cache=True, nogil=True)
 def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc):  # pragma: no cover - compiled
     """SMO; returns (iterations, pruned, f(alpha) tracked), and the final alpha in ``alpha``. Pruned: stopped once
     the optimum g is proven > ``above`` (by the primal bound, checked every _BOUND_EVERY steps, or about every
@@ -366,55 +420,8 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc):  # p
             counter = 1
         it += 1
         ai, aj = ap[i], ap[j]
-        ci, cj = Up[i], Up[j]
         qij = yp[i] * yp[j] * Kx[i, j]
-        # the pair's exact minimiser clipped to its feasible segment (libsvm's update with C_i, C_j)
-        if yp[i] != yp[j]:
-            quad = Kd[i] + Kd[j] + 2.0 * qij
-            if quad <= 0:
-                quad = _TAU
-            delta = (-gp[i] - gp[j]) / quad
-            diff = ai - aj
-            ni, nj = ai + delta, aj + delta
-            if diff > 0:
-                if nj < 0:
-                    nj = 0.0
-                    ni = diff
-            else:
-                if ni < 0:
-                    ni = 0.0
-                    nj = -diff
-            if diff > ci - cj:
-                if ni > ci:
-                    ni = ci
-                    nj = ci - diff
-            else:
-                if nj > cj:
-                    nj = cj
-                    ni = cj + diff
-        else:
-            quad = Kd[i] + Kd[j] - 2.0 * qij
-            if quad <= 0:
-                quad = _TAU
-            delta = (gp[i] - gp[j]) / quad
-            s = ai + aj
-            ni, nj = ai - delta, aj + delta
-            if s > ci:
-                if ni > ci:
-                    ni = ci
-                    nj = s - ci
-            else:
-                if nj < 0:
-                    nj = 0.0
-                    ni = s
-            if s > cj:
-                if nj > cj:
-                    nj = cj
-                    ni = s - cj
-            else:
-                if ni < 0:
-                    ni = 0.0
-                    nj = s
+        ni, nj = _pair_step(yp[i] != yp[j], ai, aj, Up[i], Up[j], gp[i], gp[j], Kd[i], Kd[j], qij)
         ap[i], ap[j] = ni, nj
         dai, daj = ni - ai, nj - aj
         value += gp[i] * dai + gp[j] * daj + 0.5 * (Kd[i] * dai * dai + Kd[j] * daj * daj) \
