@@ -120,35 +120,37 @@ def _pick_max(work, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _select_i(y, grad, up, n, work):  # pragma: no cover - compiled
+def _select_i(y, grad, up, low, n, work, svals):  # pragma: no cover - compiled
     """i = argmax over I_up (positions < n) of -y_t grad_t (the last on ties), and that maximum; (-1, -inf) if
-    I_up is empty."""
+    I_up is empty. Leaves y_t grad_t over I_low (else -inf) in ``svals`` for :func:`_select_j`."""
     for p in range(n):
-        work[p] = up[p] - y[p] * grad[p]
+        yg = y[p] * grad[p]
+        work[p] = up[p] - yg
+        svals[p] = low[p] + yg
     return _pick_max(work, n)
 
 
 @njit(cache=True, nogil=True)
-def _update_select_i(Ki, Kj, y, grad, up, n, ci, cj, work):  # pragma: no cover - compiled
+def _update_select_i(Ki, Kj, y, grad, up, low, n, ci, cj, work, svals):  # pragma: no cover - compiled
     """grad_t += y_t (K_it ci + K_jt cj) over the active positions (``Ki``, ``Kj``: rows i and j in position
     order), then :func:`_select_i` on the new grad."""
     for p in range(n):
         g = grad[p] + y[p] * (Ki[p] * ci + Kj[p] * cj)
         grad[p] = g
-        work[p] = up[p] - y[p] * g
+        yg = y[p] * g
+        work[p] = up[p] - yg
+        svals[p] = low[p] + yg
     return _pick_max(work, n)
 
 
 @njit(cache=True, nogil=True)
-def _select_j(Ki, kii, Kd, y, grad, low, n, gmax, work, svals):  # pragma: no cover - compiled
+def _select_j(Ki, kii, Kd, svals, n, gmax, work):  # pragma: no cover - compiled
     """libsvm's second-order choice of j for a given i (Fan, Chen and Lin 2005, WSS 2): over t in I_low
     with b_t = gmax + y_t grad_t > 0, the largest decrease b_t^2 / (K_ii + K_tt - 2 K_it) of the
     objective along the pair's direction (the last on ties); returns (j, max over I_low of y_t grad_t).
-    ``Ki``: row i in position order, ``kii`` = K_ii."""
+    ``Ki``: row i in position order, ``kii`` = K_ii, ``svals``: y_t grad_t over I_low from :func:`_select_i`."""
     for p in range(n):
-        s = low[p] + y[p] * grad[p]
-        svals[p] = s
-        diff = gmax + s
+        diff = gmax + svals[p]
         quad = kii + Kd[p] - 2.0 * Ki[p]
         quad = quad if quad > 0 else _TAU
         work[p] = -(diff * diff) / quad if diff > 0 else np.inf
@@ -373,7 +375,7 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc):  # p
     value = 0.0  # f(alpha) = 1/2 sum_i alpha_i (grad_i - 1)
     for t in range(m):
         value += 0.5 * alpha[t] * (grad[t] - 1.0)
-    i, gmax = _select_i(yp, gp, up, n, work)
+    i, gmax = _select_i(yp, gp, up, low, n, work, svals)
     it = 0
     pruned = False
     while it < max_iter:
@@ -403,9 +405,9 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc):  # p
             if shrinking:
                 n, unshrunk, compact = _shrink(K, y, U, alpha, grad, tol, unshrunk, n, active, yp, Up, ap, gp,
                                                Kd, up, low, Kc, compact)
-            i, gmax = _select_i(yp, gp, up, n, work)
+            i, gmax = _select_i(yp, gp, up, low, n, work, svals)
         Kx = Kc if compact else K
-        j, gmax2 = (-1, -np.inf) if i < 0 else _select_j(Kx[i], Kd[i], Kd, yp, gp, low, n, gmax, work, svals)
+        j, gmax2 = (-1, -np.inf) if i < 0 else _select_j(Kx[i], Kd[i], Kd, svals, n, gmax, work)
         if gmax + gmax2 < tol or j < 0:
             if n == m:
                 break
@@ -413,8 +415,8 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc):  # p
             _full_gradient(K, y, alpha, grad)
             _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)
             n, compact, Kx = m, False, K
-            i, gmax = _select_i(yp, gp, up, n, work)
-            j, gmax2 = (-1, -np.inf) if i < 0 else _select_j(Kx[i], Kd[i], Kd, yp, gp, low, n, gmax, work, svals)
+            i, gmax = _select_i(yp, gp, up, low, n, work, svals)
+            j, gmax2 = (-1, -np.inf) if i < 0 else _select_j(Kx[i], Kd[i], Kd, svals, n, gmax, work)
             if gmax + gmax2 < tol or j < 0:
                 break
             counter = 1
@@ -428,7 +430,7 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc):  # p
             + qij * dai * daj
         _set_masks(yp, Up, ap, i, up, low)
         _set_masks(yp, Up, ap, j, up, low)
-        i, gmax = _update_select_i(Kx[i], Kx[j], yp, gp, up, n, yp[i] * dai, yp[j] * daj, work)
+        i, gmax = _update_select_i(Kx[i], Kx[j], yp, gp, up, low, n, yp[i] * dai, yp[j] * daj, work, svals)
     _scatter(active, ap, alpha)
     return it, pruned, value
 
