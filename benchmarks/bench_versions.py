@@ -98,12 +98,7 @@ def old_checkout(rev: str):
 
 def run_version(checkout: Path, cases, data_dir: str) -> dict:
     """One process importing ``minlp_fs`` from ``checkout``; case (as a tuple) -> its row."""
-    env = dict(os.environ, PYTHONPATH=str(checkout))
-    data_dir = str(Path(data_dir).resolve())   # the worker runs in the checkout: a relative path would move
-    out = subprocess.run([sys.executable, "-c", WORKER, json.dumps(cases), data_dir], cwd=checkout, env=env,
-                         check=True, capture_output=True, text=True).stdout
-    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    return {tuple(r["case"]): r for r in rows}
+    return run_both({"one": checkout}, cases, data_dir)["one"]
 
 
 def table(results: dict, cases) -> str:
@@ -203,22 +198,31 @@ def grid_workload(methods, data_dir: str) -> list:
 
 
 def run_both(checkouts: dict, cases, data_dir: str) -> dict:
-    """:func:`run_version` of every checkout at the same time (one process each); version -> rows."""
-    data_dir = str(Path(data_dir).resolve())
-    procs = {v: subprocess.Popen([sys.executable, "-c", WORKER, json.dumps(cases), data_dir], cwd=c,
-                                 env=dict(os.environ, PYTHONPATH=str(c)), stdout=subprocess.PIPE, text=True)
-             for v, c in checkouts.items()}
-    try:
-        out = {v: p.communicate()[0] for v, p in procs.items()}
-    finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-    for v, p in procs.items():
-        if p.returncode != 0:
-            raise subprocess.CalledProcessError(p.returncode, f"{v} version's worker")
+    """One process per checkout, importing ``minlp_fs`` from it, all at the same time; version -> (case as a
+    tuple -> its row)."""
+    data_dir = str(Path(data_dir).resolve())   # the workers run in the checkouts: a relative path would move
+    with tempfile.TemporaryDirectory() as tmp:     # files, not pipes: a full pipe would stall a worker
+        outs = {v: open(Path(tmp) / f"{i}.out", "w+") for i, v in enumerate(checkouts)}
+        procs = {v: subprocess.Popen([sys.executable, "-c", WORKER, json.dumps(cases), data_dir], cwd=c,
+                                     env=dict(os.environ, PYTHONPATH=str(c)), stdout=outs[v], text=True)
+                 for v, c in checkouts.items()}
+        try:
+            for p in procs.values():
+                p.wait()
+        finally:
+            for p in procs.values():
+                if p.poll() is None:
+                    p.kill()
+        for v, p in procs.items():
+            if p.returncode != 0:
+                raise subprocess.CalledProcessError(p.returncode, f"{v} version's worker")
+        text = {}
+        for v, f in outs.items():
+            f.seek(0)
+            text[v] = f.read()
+            f.close()
     return {v: {tuple(r["case"]): r for r in map(json.loads, filter(lambda x: x.startswith("{"), o.splitlines()))}
-            for v, o in out.items()}
+            for v, o in text.items()}
 
 
 def grid_main(args, argv) -> None:

@@ -85,15 +85,12 @@ def _full_gradient(K, y, alpha, grad):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _gather(K, rows):  # pragma: no cover - compiled
-    """K[rows][:, rows], contiguous."""
-    n = rows.shape[0]
-    out = np.empty((n, n))
+def _gather(K, rows, n, out):  # pragma: no cover - compiled
+    """out[:n, :n] = K[rows[:n]][:, rows[:n]]."""
     for a in range(n):
         Ka = K[rows[a]]
         for b in range(n):
             out[a, b] = Ka[rows[b]]
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -178,6 +175,14 @@ def _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low):
 
 
 @njit(cache=True, nogil=True)
+def _restore(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low):  # pragma: no cover - compiled
+    """Every index active again: alpha back in index order, the exact gradient of every index, positions = indices."""
+    _scatter(active, ap, alpha)
+    _full_gradient(K, y, alpha, grad)
+    _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)
+
+
+@njit(cache=True, nogil=True)
 def _swap_positions(p, q, active, yp, Up, ap, gp, Kd, up, low):  # pragma: no cover - compiled
     """Exchange positions p and q of every position array."""
     active[p], active[q] = active[q], active[p]
@@ -213,9 +218,7 @@ def _shrink(K, y, U, alpha, grad, tol, unshrunk, n, active, yp, Up, ap, gp, Kd, 
     m = y.shape[0]
     if not unshrunk and g1 + g2 <= 10.0 * tol:
         unshrunk = True
-        _scatter(active, ap, alpha)
-        _full_gradient(K, y, alpha, grad)
-        _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)
+        _restore(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)
         n, compact = m, False
     n_before = n
     p = 0
@@ -238,10 +241,7 @@ def _shrink(K, y, U, alpha, grad, tol, unshrunk, n, active, yp, Up, ap, gp, Kd, 
         else:
             p += 1
     if n < n_before and not compact:
-        for a in range(n):
-            Ka = K[active[a]]
-            for b in range(n):
-                Kc[a, b] = Ka[active[b]]
+        _gather(K, active, n, Kc)
         compact = True
     return n, unshrunk, compact
 
@@ -411,9 +411,7 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc):  # p
         if gmax + gmax2 < tol or j < 0:
             if n == m:
                 break
-            _scatter(active, ap, alpha)  # restore the shrunk indices and check them
-            _full_gradient(K, y, alpha, grad)
-            _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)
+            _restore(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)  # and check the shrunk ones
             n, compact, Kx = m, False, K
             i, gmax = _select_i(yp, gp, up, low, n, work, svals)
             j, gmax2 = (-1, -np.inf) if i < 0 else _select_j(Kx[i], Kd[i], Kd, svals, n, gmax, work)
@@ -497,7 +495,8 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
         counts = np.bincount(label, minlength=len(first)).astype(np.float64)
         upper = C * counts
         sums = np.minimum(np.bincount(label, weights=alpha, minlength=len(first)), upper)
-        Kg, yg = _gather(K, first), y[first]
+        Kg, yg = np.empty((len(first), len(first))), y[first]
+        _gather(K, first, len(first), Kg)
         grad = np.ascontiguousarray(grad0[first], dtype=np.float64) if have_grad else np.empty(len(first))
         if not have_grad:
             _full_gradient(Kg, yg, sums, grad)

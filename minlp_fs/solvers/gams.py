@@ -80,6 +80,11 @@ def gams_directory() -> Path:
     return Path(gamspy_base.directory)
 
 
+def gams_executable() -> Path:
+    """The ``gams`` executable of ``gamspy_base``."""
+    return gams_directory() / ("gams.exe" if os.name == "nt" else "gams")
+
+
 #: GAMS's exit code when it refuses to run for its licence
 GAMS_LICENSE_EXIT = 7
 #: seconds the licence check's one-line GAMS job may take
@@ -93,7 +98,7 @@ def licence_problem() -> str | None:
     one-line job (about 0.03 s); a GAMS that does not start or answer raises SolverUnavailableError (check failed)."""
     directory = gams_directory()
     if directory not in _licence_problems:
-        executable = directory / ("gams.exe" if os.name == "nt" else "gams")
+        executable = gams_executable()
         with tempfile.TemporaryDirectory(prefix="minlp_fs_gams_licence_") as tmp:
             job = Path(tmp) / "licence.gms"
             job.write_text("scalar x / 1 /;\n")
@@ -206,7 +211,7 @@ def solve_gms(path, solver: str, time_limit: float, optcr: float = 1e-6, tee: bo
     path = Path(path).resolve()
     table = gms_symbol_table(path)
     discrete = any(symbol.startswith("b") for symbol, _ in table)
-    executable = gams_directory() / ("gams.exe" if os.name == "nt" else "gams")
+    executable = gams_executable()
     with tempfile.TemporaryDirectory(prefix="minlp_fs_gams_") as tmp:
         tmp = Path(tmp)
         driver, result, listing = tmp / "driver.gms", tmp / "result.txt", tmp / "driver.lst"

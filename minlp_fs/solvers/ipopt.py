@@ -186,12 +186,12 @@ class IpoptPyomo(SolverMethod):
         from pyomo.opt import TerminationCondition as TC
 
         from ..models import build_model, load_start, read_solution
-        from .gams import (GRACE_S, describe, gams_directory, kill_after, option_errors, option_file_text,
+        from .gams import (GRACE_S, describe, gams_executable, kill_after, option_errors, option_file_text,
                             register_solver)
 
         t0 = time.perf_counter()
         register_solver("ipopt")
-        Executable("gams").set_path(str(gams_directory() / "gams"))
+        Executable("gams").set_path(str(gams_executable()))
         model = build_model(instance, relax=True)
         if warm is not None:
             load_start(model, warm.alpha, warm.beta)
