@@ -25,6 +25,8 @@ import numpy as np
 from numba import njit
 
 from .errors import InputError
+from .fastmath import FASTMATH
+from .monomials import poly_monomial_additions, poly_monomial_quads, poly_monomial_removals, swap_costs
 
 
 @njit(cache=True, nogil=True)
@@ -108,10 +110,8 @@ def _poly_apply(base, gamma, coef0, degree, out):  # pragma: no cover - compiled
 # Neighbour fills (K' and the warm gradient of a swap, alpha/neighbours.py): full rows, written in
 # order: measured 1.5-2x faster than the upper triangle with mirrored writes (strided column stores, and the scattered gradient updates keep the loop from vectorising), except
 # where an exp per entry dominates (_fill_rbf).
-# fastmath lets LLVM reassociate the row sums and fuse multiply-adds (differences of a few ulps):
-# grad is a warm-start gradient, and the value of every fit is recomputed by the one objective. Only those
-# flags: no "nnan"/"ninf", so an overflow still reaches the callers' finiteness checks as inf or NaN.
-FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
+# FASTMATH (:mod:`minlp_fs.fastmath`): grad is a warm-start gradient, and the value of every fit is recomputed
+# by the one objective.
 
 
 @njit(cache=True, nogil=True, fastmath=FASTMATH)
@@ -253,74 +253,6 @@ def _poly_subset_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: no 
                 row += r * v[b] if b > a else 0.5 * r * v[b]
             total += v[a] * row
         out[t] = total
-
-
-@njit(cache=True, nogil=True, fastmath=FASTMATH)
-def _poly_monomial_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: no cover - compiled
-    """out[t] = 1/2 v' K v for K = (gamma A A' + c)^{.d}, A = X[:, subsets[t]], from monomials.
-
-    Entrywise (gamma a_h'a_l + c)^d = sum_k binom(d, k) gamma^k c^(d-k) (a_h'a_l)^k, and by the
-    multinomial theorem (a_h'a_l)^k = sum_{|mu| = k} (k!/mu!) a_h^mu a_l^mu over the monomials
-    a^mu = prod_f a_f^mu_f of degree k in the B columns. So
-
-        v' K v = sum_{k=0}^{d} binom(d, k) gamma^k c^(d-k) sum_{|mu| = k} (k!/mu!) (sum_h v_h a_h^mu)^2:
-
-    O(m C(B + d, d)) work for the C(B + d, d) monomials instead of O(m^2 (B + d)) for the kernel
-    matrix and its quadratic form. The monomials of degree k are the nondecreasing index tuples idx
-    of length k (mu_f = the multiplicity of f in idx), visited in lexicographic order with the prefix
-    products Z[p] = v o A[:, idx_0] o ... o A[:, idx_{p-1}], p < k, kept, so each costs one dot
-    product Z[k-1]'A[:, idx_{k-1}] of length m plus, on average, little more (fastmath: the sums are
-    reassociated, a difference of rounding only)."""
-    m, n_sub, size = X.shape[0], subsets.shape[0], subsets.shape[1]
-    A = np.empty((size, m))
-    Z = np.empty((degree + 1, m))
-    idx = np.zeros(degree, dtype=np.int64)
-    fact = np.ones(degree + 1)
-    for k in range(1, degree + 1):
-        fact[k] = fact[k - 1] * k
-    for t in range(n_sub):
-        for c in range(size):
-            for a in range(m):
-                A[c, a] = X[a, subsets[t, c]]
-        v_sum = 0.0
-        for a in range(m):
-            Z[0, a] = v[a]
-            v_sum += v[a]
-        total = coef0 ** degree * v_sum * v_sum
-        for k in range(1, degree + 1):
-            for p in range(k):
-                idx[p] = 0
-            for p in range(k - 1):
-                for a in range(m):
-                    Z[p + 1, a] = Z[p, a] * A[idx[p], a]
-            acc = 0.0
-            while True:
-                s, last = 0.0, idx[k - 1]
-                for a in range(m):
-                    s += Z[k - 1, a] * A[last, a]
-                weight, run = fact[k], 1
-                for p in range(1, k):
-                    if idx[p] == idx[p - 1]:
-                        run += 1
-                    else:
-                        weight /= fact[run]
-                        run = 1
-                weight /= fact[run]
-                acc += weight * s * s
-                p = k - 1
-                while p >= 0 and idx[p] == size - 1:
-                    p -= 1
-                if p < 0:
-                    break
-                idx[p] += 1
-                for q in range(p + 1, k):
-                    idx[q] = idx[p]
-                for q in range(p, k - 1):
-                    for a in range(m):
-                        Z[q + 1, a] = Z[q, a] * A[idx[q], a]
-            binom = fact[degree] / (fact[k] * fact[degree - k])
-            total += binom * gamma ** k * coef0 ** (degree - k) * acc
-        out[t] = 0.5 * total
 
 
 #: upper bound on the elements of one temporary block of a batched swap screening (32 MB of doubles)
@@ -537,13 +469,13 @@ class PolynomialKernel(Kernel):
         return out
 
     def subset_quads(self, X, v, subsets):
-        """From the subsets' monomials (:func:`_poly_monomial_quads`) where a cost count says that is cheaper
+        """From the subsets' monomials (:func:`~minlp_fs.monomials.poly_monomial_quads`) where a cost count says that is cheaper
         (small subsets of a large support), else one compiled pass over the upper triangle per subset.
         Cost (compiled, measured on one core): ~0.5 ns per monomial and row against ~0.5 ns per pair of
         rows and column (or degree) of the pairwise pass: monomials when 2 C(s + d, d) < m (s + d)."""
         subsets = np.asarray(subsets, dtype=np.intp).reshape(len(subsets), -1)
         out = np.empty(subsets.shape[0])
-        run = _poly_monomial_quads if self.by_monomials(X.shape[0], subsets.shape[1]) else _poly_subset_quads
+        run = poly_monomial_quads if self.by_monomials(X.shape[0], subsets.shape[1]) else _poly_subset_quads
         run(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(v, dtype=float), subsets,
                            self.gamma, self.coef0, self.degree, out)
         return out
@@ -569,8 +501,18 @@ class PolynomialKernel(Kernel):
         O(B (n-B) d m^2) flops in BLAS, plus O(B d m^2) for the powers of each P_i, instead of
         B (n-B) kernel matrices, each O(d m^2) scalar work plus a quadratic form. Every term is the same
         quadratic form as the direct computation, regrouped; the terms are nonnegative when the data and
-        c are (min-max scaling), so there is no cancellation beyond the direct formula's own."""
+        c are (min-max scaling), so there is no cancellation beyond the direct formula's own.
+
+        Where :func:`~minlp_fs.monomials.swap_costs` counts fewer operations (small B and d: every case of the
+        paper's grid but Sonar poly5), the table comes from the monomials instead, q(S - i + j) = q(S - i) +
+        (q(S - i + j) - q(S - i)) (:func:`~minlp_fs.monomials.poly_monomial_removals`,
+        :func:`~minlp_fs.monomials.poly_monomial_additions`), in blocks of outside columns of about
+        ``SWAP_BLOCK`` operations, ``tick`` after each."""
         g, c, d = self.gamma, self.coef0, self.degree
+        removals, per_column, binomial = swap_costs(X.shape[0], len(chosen), len(outside), d)
+        if removals + per_column * len(outside) <= binomial:
+            self._monomial_swaps(X, v, chosen, outside, out, tick, max(1, int(SWAP_BLOCK // per_column)))
+            return
         base = self.base(X, chosen)
         Xo = X[:, outside]
         W = [None] + [np.ascontiguousarray(Xo ** k * v[:, None]) for k in range(1, d + 1)]
@@ -589,6 +531,20 @@ class PolynomialKernel(Kernel):
             row += 0.5 * last
             out[r] = row
             tick(len(outside))
+
+    def _monomial_swaps(self, X, v, chosen, outside, out, tick, step):
+        """:meth:`swap_quads` from the monomials, ``step`` outside columns per block."""
+        g, c, d = self.gamma, self.coef0, self.degree
+        X, v = np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(v, dtype=float)
+        S = np.asarray(chosen, dtype=np.intp)
+        removals = np.empty(S.size)
+        poly_monomial_removals(X, v, S, g, c, d, removals)
+        for lo in range(0, len(outside), step):
+            cols = np.asarray(outside[lo:lo + step], dtype=np.intp)
+            block = np.empty((S.size, cols.size))
+            poly_monomial_additions(X, v, S, cols, g, c, d, block)
+            out[:, lo:lo + cols.size] = block + removals[:, None]
+            tick(block.size)
 
     def params(self):
         return {"name": self.name, "degree": self.degree, "gamma": self.gamma, "coef0": self.coef0}

@@ -25,7 +25,7 @@ import threading
 import numpy as np
 from numba import njit
 
-from ..kernels import FASTMATH
+from ..fastmath import FASTMATH
 
 #: memory allowed for the Gaussian tables ((n + B) m^2 doubles); above it, one exp per entry
 TABLE_BYTES = 256 * 2**20
