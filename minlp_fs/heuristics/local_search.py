@@ -17,7 +17,9 @@ code serves the paper sense (minimise g) and the fit sense (maximise g).
 * **LS***: LS phases joined by a tabu list of centres whose N1 was explored (never explored nor
   moved to again); after each phase, ``n_samples`` subsets of N2(beta) (s >= 2 swaps, s drawn
   uniformly in 2..min(B, n-B), the swapped features uniformly) are drawn with a seeded generator,
-  deduplicated, and tabu ones dropped. *Our choice for N2*: they are screened at the phase's local
+  deduplicated, and tabu ones dropped. The draws run compiled (:func:`sample_n2`) and take the same
+  stream as numpy's ``Generator.integers`` / ``Generator.choice(replace=False)`` (same samples, same
+  generator state after; a test checks it). *Our choice for N2*: they are screened at the phase's local
   optimum alpha like N1, and the best ``max(1, ceil(refit_fraction * #samples))`` are re-fitted
   exactly; the best re-fitted sample (even if worse) seeds the next phase. The paper's appendix
   screens N2 samples only (its count of SVM solves does not grow with #Samples); re-fitting the top
@@ -36,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..blas import on_one_blas_thread
 from ..methods import Method
@@ -70,19 +73,73 @@ def n1_step(instance, oracle, centre, refit_fraction: float, n_jobs: int = 1, ex
                       oracle.neighbour_grams(centre.subset), improving_only)
 
 
+@njit(cache=True, nogil=True)
+def _choice_indices(rng, pop, size):  # pragma: no cover - compiled
+    """The positions ``rng.choice(pop, size, replace=False)`` returns, drawing the same stream.
+
+    NumPy's algorithm (``Generator.choice`` without ``p``, ``shuffle=True``): for a population above
+    10000 and ``size > pop // 50`` a tail Fisher-Yates shuffle of ``arange(pop)``; else Floyd's
+    algorithm followed by a Fisher-Yates shuffle of the sample. Every draw is uniform in [0, j],
+    ``rng.integers(0, j + 1)`` (a range of one value draws nothing, as in NumPy).
+    """
+    if pop > 10000 and size > pop // 50:
+        idx = np.arange(pop)
+        for i in range(pop - 1, max(pop - size, 1) - 1, -1):
+            j = rng.integers(0, i + 1)
+            idx[i], idx[j] = idx[j], idx[i]
+        return idx[pop - size:].copy()
+    idx = np.empty(size, np.int64)
+    cap = 1
+    while cap < 2 * size:
+        cap *= 2
+    mask = cap - 1
+    table = np.full(cap, -1, np.int64)  # open-addressing set of the values taken so far
+    for j in range(pop - size, pop):
+        val = rng.integers(0, j + 1)
+        loc = val & mask
+        while table[loc] != -1 and table[loc] != val:
+            loc = (loc + 1) & mask
+        if table[loc] == -1:  # val not taken yet
+            table[loc] = val
+        else:  # take j instead (never taken: every value so far is below j)
+            val = j
+            loc = j & mask
+            while table[loc] != -1:
+                loc = (loc + 1) & mask
+            table[loc] = j
+        idx[j - pop + size] = val
+    for i in range(size - 1, 0, -1):
+        j = rng.integers(0, i + 1)
+        idx[i], idx[j] = idx[j], idx[i]
+    return idx
+
+
+@njit(cache=True, nogil=True)
+def _n2_draws(rng, chosen, outside, n_samples):  # pragma: no cover - compiled
+    """Per N2 sample, s ~ U{2..top} and the swapped-out / swapped-in features (first s of each row)."""
+    top = min(chosen.size, outside.size)
+    sizes = np.empty(n_samples, np.int64)
+    outs = np.empty((n_samples, top), np.int64)
+    ins = np.empty((n_samples, top), np.int64)
+    for k in range(n_samples):
+        s = rng.integers(2, top + 1)
+        sizes[k] = s
+        outs[k, :s] = chosen[_choice_indices(rng, chosen.size, s)]
+        ins[k, :s] = outside[_choice_indices(rng, outside.size, s)]
+    return sizes, outs, ins
+
+
 def sample_n2(subset, n: int, n_samples: int, rng: np.random.Generator) -> list:
     """``n_samples`` draws from N2(subset): s ~ U{2..min(B, n-B)} swaps, features uniform; deduplicated."""
-    chosen = np.array(subset)
-    outside = np.array([j for j in range(n) if j not in set(subset)])
-    top = min(len(chosen), len(outside))
-    if top < 2:
+    chosen = np.array(subset, dtype=np.int64)
+    members = set(subset)
+    outside = np.array([j for j in range(n) if j not in members], dtype=np.int64)
+    if min(chosen.size, outside.size) < 2:
         return []
+    sizes, outs, ins = _n2_draws(rng, chosen, outside, n_samples)
     seen = {}
-    for _ in range(n_samples):
-        s = int(rng.integers(2, top + 1))
-        out = set(rng.choice(chosen, size=s, replace=False).tolist())
-        new = rng.choice(outside, size=s, replace=False).tolist()
-        seen.setdefault(tuple(sorted((set(subset) - out) | set(new))), None)
+    for s, out, new in zip(sizes.tolist(), outs.tolist(), ins.tolist()):
+        seen.setdefault(tuple(sorted((members - set(out[:s])) | set(new[:s]))), None)
     return list(seen)
 
 

@@ -8,7 +8,8 @@ import pytest
 from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.datasets import load_dataset, make_synthetic
 from minlp_fs.errors import InputError
-from minlp_fs.heuristics.local_search import LocalSearch, LocalSearchStar, n1_step, sample_n2
+from minlp_fs.heuristics.local_search import (LocalSearch, LocalSearchStar, _choice_indices, n1_step,
+                                             sample_n2)
 from minlp_fs.instance import make_instance
 from minlp_fs.methods import get_method
 
@@ -142,6 +143,58 @@ def test_n2_samples_swap_at_least_two_features():
     for s in samples:
         assert len(s) == 4 and len(set(s) - {0, 1, 2, 3}) >= 2
     assert sample_n2((0,), 9, 100, rng) == []
+
+
+def _old_sample_n2(subset, n, n_samples, rng):
+    """The Python ``sample_n2`` the compiled one replaced (numpy's integers / choice at Python level)."""
+    chosen = np.array(subset)
+    outside = np.array([j for j in range(n) if j not in set(subset)])
+    top = min(len(chosen), len(outside))
+    if top < 2:
+        return []
+    seen = {}
+    for _ in range(n_samples):
+        s = int(rng.integers(2, top + 1))
+        out = set(rng.choice(chosen, size=s, replace=False).tolist())
+        new = rng.choice(outside, size=s, replace=False).tolist()
+        seen.setdefault(tuple(sorted((set(subset) - out) | set(new))), None)
+    return list(seen)
+
+
+def test_compiled_choice_draws_numpys_stream():
+    """_choice_indices = Generator.choice(replace=False): same values and the same generator state after,
+    on both of numpy's branches (Floyd + shuffle; tail shuffle for pop > 10000 and size > pop // 50)."""
+    fixed = [(1, 1), (2, 1), (2, 2), (5, 5), (13, 4), (30, 6), (100, 0), (10000, 10000), (10000, 201),
+             (10001, 200), (10001, 201), (10001, 1), (10001, 10001), (20000, 400), (20000, 401),
+             (60000, 5000)]
+    for seed in range(40):
+        draw = np.random.default_rng(500 + seed)
+        pops = draw.integers(1, 300, size=20).tolist()
+        cases = fixed + [(pop, int(draw.integers(1, pop + 1))) for pop in pops]
+        for pop, size in cases:
+            a = draw.permutation(pop) * 3 + 7
+            ref, ours = np.random.default_rng(seed), np.random.default_rng(seed)
+            for g in (ref, ours):
+                g.integers(0, 7 + seed % 2)  # half the seeds start with a buffered 32-bit half
+            expected = ref.choice(a, size=size, replace=False)
+            got = a[_choice_indices(ours, pop, size)]
+            assert np.array_equal(got, expected), (seed, pop, size)
+            assert ours.bit_generator.state == ref.bit_generator.state, (seed, pop, size)
+
+
+def test_sample_n2_equals_the_python_sampler():
+    """Same samples in the same order and the same generator state after as the former Python code."""
+    for seed in range(300):
+        draw = np.random.default_rng(10**6 + seed)
+        n = int(draw.integers(1, 40))
+        subset = tuple(sorted(draw.choice(n, int(draw.integers(0, n + 1)), replace=False).tolist()))
+        n_samples = int(draw.integers(0, 250))
+        ref, ours = np.random.default_rng(seed), np.random.default_rng(seed)
+        for k in (n_samples, 7):  # a second call from the state the first one left
+            expected, got = _old_sample_n2(subset, n, k, ref), sample_n2(subset, n, k, ours)
+            assert got == expected, (seed, n, subset, k)
+            assert all(type(j) is int for s in got for j in s)
+        assert ours.bit_generator.state == ref.bit_generator.state, (seed, n, subset)
 
 
 @pytest.mark.parametrize("name", ["ls", "ls*"])
