@@ -26,7 +26,8 @@ from numba import njit
 
 from .errors import InputError
 from .fastmath import FASTMATH
-from .monomials import poly_monomial_additions, poly_monomial_quads, poly_monomial_removals, swap_costs
+from .monomials import (MomentTable, poly_monomial_additions, poly_monomial_quads, poly_monomial_removals,
+                        swap_costs)
 
 
 @njit(cache=True, nogil=True)
@@ -373,6 +374,12 @@ class Kernel(ABC):
         """[q(S) for S in the rows of ``subsets``] (a k x s integer array: k subsets of one size s)."""
         return np.array([0.5 * v @ self.gram(X, list(S)) @ v for S in subsets])
 
+    def moment_table(self, X: np.ndarray, v: np.ndarray, ground):
+        """A table from which q(S) and q(S - j) of every S in ``ground`` follow without a pass over the rows
+        (:class:`~minlp_fs.heuristics.screening.Removals`), where the kernel has one and it is cheaper
+        than the removals from a base matrix; None otherwise (the default)."""
+        return None
+
     def feature_factors(self, X: np.ndarray) -> np.ndarray | None:
         """[phi(T_j) flattened]_j (n x m^2), the per-feature factors of a multiplicative kernel that
         :meth:`swap_quads` may take instead of building them; None when the kernel has none."""
@@ -467,6 +474,14 @@ class PolynomialKernel(Kernel):
         _poly_removal_quads(np.ascontiguousarray(base, dtype=float), np.ascontiguousarray(X[:, js], dtype=float),
                             np.ascontiguousarray(v, dtype=float), self.gamma, self.coef0, self.degree, out)
         return out
+
+    def moment_table(self, X, v, ground):
+        """The moments of every monomial of degree <= d in ``ground`` (:class:`~minlp_fs.monomials.MomentTable`)
+        where :meth:`MomentTable.cheaper <minlp_fs.monomials.MomentTable.cheaper>` says so, else None."""
+        ground = list(ground)
+        if not MomentTable.cheaper(X.shape[0], len(ground), self.degree):
+            return None
+        return MomentTable(X, v, ground, self.gamma, self.coef0, self.degree)
 
     def subset_quads(self, X, v, subsets):
         """From the subsets' monomials (:func:`~minlp_fs.monomials.poly_monomial_quads`) where a cost count says that is cheaper

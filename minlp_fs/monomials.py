@@ -250,6 +250,109 @@ def poly_monomial_additions(X, v, chosen, outside, gamma, coef0, degree, out):  
             out[r, c] = 0.5 * J[r, c]
 
 
+@njit(cache=True, nogil=True)
+def _rank(features, k, g, binom):  # pragma: no cover - compiled
+    """Index of the monomial of the nondecreasing tuple ``features[:k]`` (over g features) in a moment table:
+    the C(g + k - 1, k - 1) monomials of degree < k first, then the colex rank of the combination
+    (features[p] + p)_p, sum_p C(features[p] + p, p + 1)."""
+    r = binom[g + k - 1, k - 1] if k > 0 else 0
+    for p in range(k):
+        r += binom[features[p] + p, p + 1]
+    return r
+
+
+@njit(cache=True, nogil=True, fastmath=FASTMATH)
+def poly_moment_table(A, v, degree, binom):  # pragma: no cover - compiled
+    """M_nu = sum_a v_a x_a^nu for every monomial nu of degree <= d of the g rows of A (the features, as
+    rows), at index :func:`_rank`: C(g + d, d) passes over the m entries of v."""
+    g, m, d = A.shape[0], A.shape[1], degree
+    out = np.empty(binom[g + d, d])
+    Z = np.empty((d + 1, m))
+    idx = np.zeros(d + 1, dtype=np.int64)
+    Z[0] = v
+    out[0] = 0.0
+    for a in range(m):
+        out[0] += v[a]
+    for k in range(1, d + 1 if g else 1):
+        idx[:k] = 0
+        _prefixes(Z, A, idx, 0, k - 1)
+        while True:
+            s, last = 0.0, idx[k - 1]
+            for a in range(m):
+                s += Z[k - 1, a] * A[last, a]
+            out[_rank(idx, k, g, binom)] = s
+            p = _next_tuple(idx, k, g)
+            if p < 0:
+                break
+            _prefixes(Z, A, idx, p, k - 1)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def poly_table_removals(moments, binom, g, kept, gamma, coef0, degree, out):  # pragma: no cover - compiled
+    """out[r] = 1/2 v' K_{S - kept[r]} v and out[s] = 1/2 v' K_S v for S = kept (positions among the table's g
+    features, increasing, s = |S|), from a moment table (:func:`poly_moment_table`): the expansion of the
+    module with every M_nu looked up, O((s + d) C(s + d, d)) and no pass over the rows."""
+    s, d = kept.size, degree
+    fact = _factorials(d)
+    coef = _coefficients(gamma, coef0, d, fact)
+    V = np.zeros(s)
+    total = 0.0
+    idx = np.zeros(d + 1, dtype=np.int64)
+    features = np.zeros(d + 1, dtype=np.int64)
+    within = np.zeros(s, dtype=np.bool_)
+    for k in range(d + 1 if s else 1):
+        idx[:k] = 0
+        while True:
+            for p in range(k):
+                features[p] = kept[idx[p]]
+            M = moments[_rank(features, k, g, binom)]
+            term = coef[k] * fact[k] / _multiplicity_factorial(idx, k, fact) * M * M
+            total += term
+            for p in range(k):
+                within[idx[p]] = True
+            for r in range(s):
+                if not within[r]:
+                    V[r] += term
+            for p in range(k):
+                within[idx[p]] = False
+            if k == 0 or _next_tuple(idx, k, s) < 0:
+                break
+    for r in range(s):
+        out[r] = 0.5 * V[r]
+    out[s] = 0.5 * total
+
+
+class MomentTable:
+    """The moments M_nu of every monomial of degree <= d in the features ``ground`` at one v = alpha_bar * y
+    (:func:`poly_moment_table`), from which q(S) = 1/2 v' K_S v of any S in ``ground`` and of its removals
+    follow without a pass over the rows (:meth:`removals`): the greedy eliminations at a fixed alpha."""
+
+    def __init__(self, X: np.ndarray, v: np.ndarray, ground, gamma: float, coef0: float, degree: int):
+        self.ground = list(ground)
+        self.position = {j: p for p, j in enumerate(self.ground)}
+        self.gamma, self.coef0, self.degree = gamma, coef0, degree
+        g = len(self.ground)
+        self.binom = np.array([[math.comb(a, b) for b in range(degree + 2)] for a in range(g + degree + 1)],
+                              dtype=np.int64)
+        A = np.ascontiguousarray(np.asarray(X, dtype=float)[:, self.ground].T)
+        self.moments = poly_moment_table(A, np.ascontiguousarray(v, dtype=float), degree, self.binom)
+
+    @staticmethod
+    def cheaper(m: int, g: int, degree: int) -> bool:
+        """The table of g features costs fewer operations than the g removals from a base matrix it replaces
+        (one pass over the m x m upper triangle per removal, about d + 2 operations per entry)."""
+        return (2 * m + degree) * monomials_up_to(g, degree) <= g * m * m * (degree + 2) / 2
+
+    def removals(self, kept) -> tuple[float, np.ndarray]:
+        """(q(S), [q(S - j) for j in S]) for S = ``kept`` (features of ``ground``, increasing)."""
+        positions = np.array([self.position[j] for j in kept], dtype=np.int64)
+        out = np.empty(positions.size + 1)
+        poly_table_removals(self.moments, self.binom, len(self.ground), positions, self.gamma, self.coef0,
+                            self.degree, out)
+        return float(out[-1]), out[:-1]
+
+
 def monomials_of_degree(size: int, degree: int) -> int:
     """C(size + degree - 1, degree): the monomials of degree exactly ``degree`` in ``size`` features."""
     return math.comb(size + degree - 1, degree) if size else int(degree == 0)

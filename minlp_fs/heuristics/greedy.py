@@ -76,17 +76,17 @@ def plain_greedy(fixed, B: int, start=None, sign: float | None = None) -> Greedy
     -1 the one giving the largest f."""
     sign = fixed.instance.sign if sign is None else float(sign)
     kept = _ground(fixed, start, B)
-    base = fixed.base(kept)
-    f_kept = fixed.value_of_base(base)
+    removals = fixed.removals(kept)
+    f_kept = removals.value()
     n_evals, order = 1, []
     while len(kept) > B:
-        values = dict(zip(kept, fixed.removal_values_of_base(base, kept).tolist()))
+        values = dict(zip(kept, removals.values(kept).tolist()))
         n_evals += len(kept)
         j = min(kept, key=lambda e: (-(sign * (f_kept - values[e])), e))
         kept.remove(j)
         order.append(j)
         f_kept = values[j]
-        fixed.kernel.remove(base, fixed.X, j)
+        removals.remove(j)
     return Greedy(tuple(kept), n_evals, order)
 
 
@@ -97,9 +97,9 @@ def ranked_removal(fixed, B: int, start=None, sign: float | None = None) -> Gree
     a search stopped by its time limit or Ctrl-C (RFE), where nothing may run long any more."""
     sign = fixed.instance.sign if sign is None else float(sign)
     kept = _ground(fixed, start, B)
-    base = fixed.base(kept)
-    f_kept = fixed.value_of_base(base)
-    values = dict(zip(kept, fixed.removal_values_of_base(base, kept).tolist()))
+    removals = fixed.removals(kept)
+    f_kept = removals.value()
+    values = dict(zip(kept, removals.values(kept).tolist()))
     order = sorted(kept, key=lambda e: (-(sign * (f_kept - values[e])), e))[:len(kept) - B]
     removed = set(order)
     return Greedy(tuple(e for e in kept if e not in removed), 1 + len(kept), order)
@@ -117,11 +117,11 @@ def lazy_greedy(fixed, B: int, start=None) -> Greedy:
                               f"kernel {fixed.kernel.name!r} is not: {COUNTEREXAMPLE}. "
                               "Use plain_greedy, a heuristic without guarantee there")
     kept = _ground(fixed, start, B)
-    base = fixed.base(kept)
-    f_kept = fixed.value_of_base(base)
+    removals = fixed.removals(kept)
+    f_kept = removals.value()
     if len(kept) == B:
         return Greedy(tuple(kept), 1, [])
-    values = dict(zip(kept, fixed.removal_values_of_base(base, kept).tolist()))
+    values = dict(zip(kept, removals.values(kept).tolist()))
     n_evals, order, it = 1 + len(kept), [], 0
     heap = [(-(f_kept - values[j]), j) for j in kept]
     heapq.heapify(heap)
@@ -131,13 +131,13 @@ def lazy_greedy(fixed, B: int, start=None) -> Greedy:
             _, j = heapq.heappop(heap)
             if fresh[j] == it:
                 break
-            values[j], fresh[j] = float(fixed.removal_values_of_base(base, [j])[0]), it
+            values[j], fresh[j] = float(removals.values([j])[0]), it
             n_evals += 1
             heapq.heappush(heap, (-(f_kept - values[j]), j))
         kept.remove(j)
         order.append(j)
         f_kept = values[j]
-        fixed.kernel.remove(base, fixed.X, j)
+        removals.remove(j)
         it += 1
     return Greedy(tuple(kept), n_evals, order)
 

@@ -92,7 +92,7 @@ class RFE2(_RFE):
         screen = FixedAlpha(instance, fit.alpha, run.deadline)
 
         def scores(cands):  # cands: a _Removals, kept - {j} for each j of its kept, in that order
-            return screen.removal_values_of_base(screen.base(cands.kept), cands.kept).tolist()
+            return screen.removals(cands.kept).values(cands.kept).tolist()
 
         best, timed_out = best_refit(instance, oracle, centre=fit, candidates=removals, scores=scores, fraction=1.0,
                                      n_jobs=self.n_jobs, deadline=run.deadline,

@@ -107,6 +107,15 @@ class FixedAlpha:
         no matrix per j)."""
         return self._batched(lambda js: self.kernel.removal_quads(base, self.X, self.v, js), list(removed))
 
+    def moment_table(self, ground):
+        """The kernel's moment table of the features ``ground`` at this alpha (``Kernel.moment_table``: a
+        :class:`~minlp_fs.monomials.MomentTable` where it is cheaper than removals from a base matrix), or None."""
+        return self.kernel.moment_table(self.X, self.v, ground)
+
+    def removals(self, kept) -> "Removals":
+        """f(alpha_bar, K) and its removals while K shrinks from ``kept`` (:class:`Removals`)."""
+        return Removals(self, kept)
+
     def swap_values(self, subset) -> dict:
         """{(j_out, j_in): f(alpha_bar, subset - j_out + j_in)} over the neighbourhood N1 (B(n-B) swaps).
 
@@ -128,6 +137,51 @@ class FixedAlpha:
         table -= self.a_sum
         return {(j_out, j_in): value for j_out, row in zip(chosen, table.tolist())
                 for j_in, value in zip(outside, row)}
+
+
+class Removals:
+    """f(alpha_bar, K) and f(alpha_bar, K - j), j in K, while features leave K one at a time (the greedy
+    eliminations at a fixed alpha, RFE's screening of its removals).
+
+    From the moment table of the first K where the kernel has one and it is cheaper
+    (:meth:`FixedAlpha.moment_table`: polynomial kernels, all the values of one K in one pass over its
+    monomials, :func:`~minlp_fs.monomials.poly_table_removals`), else from K's base matrix
+    (:meth:`FixedAlpha.removal_values_of_base`, kept up to date by ``Kernel.remove``). Either way a value
+    does not depend on the batch it is asked in, and every value is counted (the deadline checked) as an
+    evaluation of ``fixed``.
+    """
+
+    def __init__(self, fixed: FixedAlpha, kept):
+        self.fixed = fixed
+        self.kept = sorted(kept)
+        self.table = fixed.moment_table(self.kept)
+        self.base = fixed.base(self.kept) if self.table is None else None
+        self._of_kept = None  # the table's (q(K), {j: q(K - j)}) for the current K
+
+    def _table_values(self):
+        if self._of_kept is None:
+            total, rest = self.table.removals(self.kept)
+            self._of_kept = (total, dict(zip(self.kept, rest.tolist())))
+        return self._of_kept
+
+    def value(self) -> float:
+        """f(alpha_bar, K)."""
+        if self.table is None:
+            return self.fixed.value_of_base(self.base)
+        return float(self.fixed._batched(lambda _: [self._table_values()[0]], [None])[0])
+
+    def values(self, removed) -> np.ndarray:
+        """[f(alpha_bar, K - j) for j in removed]."""
+        if self.table is None:
+            return self.fixed.removal_values_of_base(self.base, removed)
+        return self.fixed._batched(lambda js: [self._table_values()[1][j] for j in js], list(removed))
+
+    def remove(self, j: int) -> None:
+        """K <- K - {j}."""
+        self.kept.remove(j)
+        if self.table is None:
+            self.fixed.kernel.remove(self.base, self.fixed.X, j)
+        self._of_kept = None
 
 
 def swap_matrix(kernel, X: np.ndarray, v: np.ndarray, chosen, outside, tick=None, factors=None) -> np.ndarray:

@@ -59,6 +59,10 @@ class StackedFixedAlpha(FixedAlpha):
         return self._batched(lambda js: sum(self.kernel.removal_quads(base, self.X, v, js) for v in self.v),
                              list(removed))
 
+    def moment_table(self, ground):
+        """None: the moments are per class (a stack of v), so removals go through the base matrix."""
+        return None
+
     def _tick(self, k: int):
         """The ``tick`` of class k's swap matrix: class 0's blocks count the swaps (each swap value is one
         evaluation, as for the binary evaluator and for :meth:`values`, whatever the number of classes);

@@ -264,3 +264,44 @@ def test_the_swap_table_takes_the_cheaper_route():
 
     assert monomials(569, 6, 24, 2) and monomials(351, 10, 24, 3) and monomials(1000, 10, 14, 5)
     assert not monomials(208, 15, 45, 5) and not monomials(50, 30, 10, 5)
+
+
+@pytest.mark.parametrize("kernel", ["poly1", "poly2", "poly3", "poly5"])
+@pytest.mark.parametrize("route", ["table", "base"])
+def test_removals_by_either_route_equal_the_direct_values(kernel, route, monkeypatch):
+    """Removals (the greedy's and RFE's f(alpha, K) and f(alpha, K - j) while K shrinks) from the moment table
+    of the first K or from K's base matrix: the direct values after every removal, whatever the batch."""
+    from minlp_fs.monomials import MomentTable
+
+    monkeypatch.setattr(MomentTable, "cheaper", staticmethod(lambda m, g, d: route == "table"))
+    for seed in range(8):
+        inst, alpha, _ = random_case(seed, kernel, "paper" if seed < 4 else "fit",
+                                     scaling="standard" if seed % 3 == 0 else "minmax")
+        fixed = FixedAlpha(inst, alpha)
+        rng = np.random.default_rng(seed)
+        kept = sorted(rng.choice(inst.n, int(rng.integers(1, inst.n + 1)), replace=False).tolist())
+        removals = fixed.removals(kept)
+        assert (removals.table is not None) == (route == "table")
+        while kept:
+            value = removals.value()
+            assert value == pytest.approx(dual_objective(alpha, inst.gram(kept), inst.y), rel=1e-12,
+                                          abs=1e-10 * alpha.sum())
+            got = removals.values(kept)
+            assert [removals.values([j])[0] for j in kept[::-1]] == got.tolist()[::-1]
+            for j, v in zip(kept, got):
+                rest = [e for e in kept if e != j]
+                want = dual_objective(alpha, inst.gram(rest), inst.y) if rest else \
+                    0.5 * inst.kernel.coef0 ** inst.kernel.degree * (alpha @ inst.y) ** 2 - alpha.sum()
+                assert v == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum()), (seed, kept, j)
+            j = kept[int(rng.integers(len(kept)))]
+            kept.remove(j)
+            removals.remove(j)
+
+
+def test_the_moment_table_is_taken_where_cheaper():
+    """The table of all n features replaces the base matrix's removals on the paper's small-n polynomial cases
+    (BCD poly2, Ionosphere poly3), not where its monomials are many (Sonar poly5: C(65, 5) of them)."""
+    from minlp_fs.monomials import MomentTable
+
+    assert MomentTable.cheaper(569, 30, 2) and MomentTable.cheaper(351, 34, 3)
+    assert not MomentTable.cheaper(208, 60, 5)
