@@ -522,7 +522,7 @@ class PolynomialKernel(Kernel):
         paper's grid but Sonar poly5), the table comes from the monomials instead, q(S - i + j) = q(S - i) +
         (q(S - i + j) - q(S - i)) (:func:`~minlp_fs.monomials.poly_monomial_removals`,
         :func:`~minlp_fs.monomials.poly_monomial_additions`), in blocks of outside columns of about
-        ``SWAP_BLOCK`` operations, ``tick`` after each."""
+        ``SWAP_BLOCK`` operations, ``tick`` after each (once per row of the block)."""
         g, c, d = self.gamma, self.coef0, self.degree
         removals, per_column, binomial = swap_costs(X.shape[0], len(chosen), len(outside), d)
         if removals + per_column * len(outside) <= binomial:
@@ -559,7 +559,8 @@ class PolynomialKernel(Kernel):
             block = np.empty((S.size, cols.size))
             poly_monomial_additions(X, v, S, cols, g, c, d, block)
             out[:, lo:lo + cols.size] = block + removals[:, None]
-            tick(block.size)
+            for _ in range(S.size):  # counted row by row, as the binomial route does
+                tick(cols.size)
 
     def params(self):
         return {"name": self.name, "degree": self.degree, "gamma": self.gamma, "coef0": self.coef0}
