@@ -26,8 +26,7 @@ from numba import njit
 
 from .errors import InputError
 from .fastmath import FASTMATH
-from .monomials import (MomentTable, poly_monomial_additions, poly_monomial_quads, poly_monomial_removals,
-                        swap_costs)
+from .monomials import MomentTable, poly_monomial_additions, poly_monomial_quads, swap_costs
 
 
 @njit(cache=True, nogil=True)
@@ -270,7 +269,7 @@ class Kernel(ABC):
     exact Hessian, :mod:`minlp_fs.solvers.nlp`), the symbolic form for model writers (``affine``,
     ``outer``, ``magnitude``, ``monomials``: :mod:`minlp_fs.models`), the hooks of the swap-neighbour
     tables (``multiplicative``, ``fill_neighbour``: :mod:`minlp_fs.alpha.neighbours`), and the batched
-    quadratic forms at a fixed alpha (``removal_quads``, ``subset_quads``, ``swap_quads``,
+    quadratic forms at a fixed alpha (``removal_quads``, ``subset_quads``, ``swap_quads``, ``moment_table``,
     ``feature_factors``, ``remove``: :mod:`minlp_fs.heuristics.screening`; defaults provided). A new
     kernel is one subclass here (plus its name in :func:`make_kernel`).
     """
@@ -520,7 +519,7 @@ class PolynomialKernel(Kernel):
 
         Where :func:`~minlp_fs.monomials.swap_costs` counts fewer operations (small B and d: every case of the
         paper's grid but Sonar poly5), the table comes from the monomials instead, q(S - i + j) = q(S - i) +
-        (q(S - i + j) - q(S - i)) (:func:`~minlp_fs.monomials.poly_monomial_removals`,
+        (q(S - i + j) - q(S - i)) (:class:`~minlp_fs.monomials.MomentTable` of S,
         :func:`~minlp_fs.monomials.poly_monomial_additions`), in blocks of outside columns of about
         ``SWAP_BLOCK`` operations, ``tick`` after each (once per row of the block)."""
         g, c, d = self.gamma, self.coef0, self.degree
@@ -552,8 +551,7 @@ class PolynomialKernel(Kernel):
         g, c, d = self.gamma, self.coef0, self.degree
         X, v = np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(v, dtype=float)
         S = np.asarray(chosen, dtype=np.intp)
-        removals = np.empty(S.size)
-        poly_monomial_removals(X, v, S, g, c, d, removals)
+        removals = MomentTable(X, v, chosen, g, c, d).removals(chosen)[1]
         for lo in range(0, len(outside), step):
             cols = np.asarray(outside[lo:lo + step], dtype=np.intp)
             block = np.empty((S.size, cols.size))

@@ -122,6 +122,19 @@ def _prefixes(Z, A, idx, first, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _add_to_others(V, idx, k, within, term):  # pragma: no cover - compiled
+    """V[r] += term for every r not among idx[:k]: the sets S - r that keep the monomial idx[:k] (``within``:
+    all False, scratch)."""
+    for p in range(k):
+        within[idx[p]] = True
+    for r in range(V.shape[0]):
+        if not within[r]:
+            V[r] += term
+    for p in range(k):
+        within[idx[p]] = False
+
+
+@njit(cache=True, nogil=True)
 def _coefficients(gamma, coef0, d, fact):  # pragma: no cover - compiled
     """coef_k = binom(d, k) gamma^k c^(d-k), k = 0..d."""
     coef = np.empty(d + 1)
@@ -141,52 +154,9 @@ def _columns_of(X, cols):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, fastmath=FASTMATH)
-def poly_monomial_removals(X, v, kept, gamma, coef0, degree, out):  # pragma: no cover - compiled
-    """out[r] = 1/2 v' K_{S - i} v for i = kept[r], S = kept: half the sum of coef_|nu| (|nu|!/nu!) M_nu^2 over
-    the monomials nu of S without i. One pass over the rows per monomial of S (C(|S| + d, d) of them),
-    whose term goes to every r it does not contain: O(m C(|S| + d, d) + |S| C(|S| + d, d)) for all r,
-    against O(|S| m^2) for as many removals from a base matrix; a sum of nonnegative terms when c >= 0."""
-    m, B, d = X.shape[0], kept.size, degree
-    A = _columns_of(X, kept)
-    fact = _factorials(d)
-    coef = _coefficients(gamma, coef0, d, fact)
-    V = np.zeros(B)
-    Z = np.empty((d + 1, m))
-    idx = np.zeros(d + 1, dtype=np.int64)
-    within = np.zeros(B, dtype=np.bool_)
-    Z[0] = v
-    for k in range(d + 1 if B else 1):  # the monomials nu of S of degree k
-        idx[:k] = 0
-        _prefixes(Z, A, idx, 0, k - 1)
-        while True:
-            s = 0.0
-            if k == 0:
-                for a in range(m):
-                    s += Z[0, a]
-            else:
-                last = idx[k - 1]
-                for a in range(m):
-                    s += Z[k - 1, a] * A[last, a]
-            term = coef[k] * fact[k] / _multiplicity_factorial(idx, k, fact) * s * s
-            for p in range(k):
-                within[idx[p]] = True
-            for r in range(B):
-                if not within[r]:
-                    V[r] += term
-            for p in range(k):
-                within[idx[p]] = False
-            p = _next_tuple(idx, k, B) if k > 0 else -1
-            if p < 0:
-                break
-            _prefixes(Z, A, idx, p, k - 1)
-    for r in range(B):
-        out[r] = 0.5 * V[r]
-
-
-@njit(cache=True, nogil=True, fastmath=FASTMATH)
 def poly_monomial_additions(X, v, chosen, outside, gamma, coef0, degree, out):  # pragma: no cover - compiled
     """out[r, c] = q(S - i + j) - q(S - i) for i = chosen[r], j = outside[c], S = chosen (q = 1/2 v' K v): the
-    swap table less the removals (:func:`poly_monomial_removals`), from the monomials that contain j.
+    swap table less the removals (:meth:`MomentTable.removals` of S), from the monomials that contain j.
 
     The monomials of S - i + j are those of S - i and those containing j, mu = t e_j + nu with t >= 1 and
     nu a monomial of S - i of degree <= d - t, for which |mu|!/mu! = (|nu| + t)!/(t! nu!). So
@@ -288,7 +258,7 @@ def poly_moment_table(A, v, degree, binom):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=FASTMATH)
 def poly_table_removals(moments, binom, g, kept, gamma, coef0, degree, out):  # pragma: no cover - compiled
     """out[r] = 1/2 v' K_{S - kept[r]} v and out[s] = 1/2 v' K_S v for S = kept (positions among the table's g
     features, increasing, s = |S|), from a moment table (:func:`poly_moment_table`): the expansion of the
@@ -309,13 +279,7 @@ def poly_table_removals(moments, binom, g, kept, gamma, coef0, degree, out):  # 
             M = moments[_rank(features, k, g, binom)]
             term = coef[k] * fact[k] / _multiplicity_factorial(idx, k, fact) * M * M
             total += term
-            for p in range(k):
-                within[idx[p]] = True
-            for r in range(s):
-                if not within[r]:
-                    V[r] += term
-            for p in range(k):
-                within[idx[p]] = False
+            _add_to_others(V, idx, k, within, term)
             if k == 0 or _next_tuple(idx, k, s) < 0:
                 break
     for r in range(s):
@@ -365,7 +329,7 @@ def monomials_up_to(size: int, degree: int) -> int:
 
 def swap_costs(m: int, B: int, q: int, degree: int) -> tuple[float, float, float]:
     """Operation counts of the two routes to a swap table of B x q values on m rows: (removals, additions per
-    outside column) of the monomials (:func:`poly_monomial_removals`, :func:`poly_monomial_additions`) and
+    outside column) of the monomials (:class:`MomentTable` of S, :func:`poly_monomial_additions`) and
     the binomial expansion's total (``PolynomialKernel.swap_quads``), in units of equal measured time.
 
     Monomials: per monomial of S two passes over the rows and B additions; per monomial of degree k < d

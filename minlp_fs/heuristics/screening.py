@@ -9,10 +9,11 @@ Every value is q(S) - e'alpha_bar with q(S) = 1/2 v' K_S v computed in batches b
 (:mod:`minlp_fs.kernels`: ``subset_quads`` for many subsets of one size, ``removal_quads`` for the
 removals from one base matrix, ``swap_quads`` for the B(n-B) swaps of N1), so nothing here depends on
 the kernel's form: a new kernel brings its formulas (or runs on the defaults, one kernel matrix per
-value). The paper's kernels compute them without a kernel matrix per value: one compiled pass per
-subset or removal, and the swap table by the binomial expansion (polynomial) or per-feature factors
-(Gaussian). All agree with the direct computation to rounding (1e-10 of the quadratic form's scale,
-tested).
+value). The paper's kernels compute them without a kernel matrix per value: the polynomial kernel from
+the moments of its monomials where a count of operations says that is cheaper (:mod:`minlp_fs.monomials`:
+small subsets, the swap table, the greedy's removals through :class:`Removals`), else by one compiled pass
+per subset or removal and the swap table by the binomial expansion; the Gaussian kernel by per-feature
+factors. All agree with the direct computation to rounding (1e-10 of the quadratic form's scale, tested).
 
 Every evaluation is counted by :meth:`FixedAlpha._count`, which checks the ``deadline`` (a
 :class:`~minlp_fs.stopping.Deadline`) every :data:`CHECK_EVERY` evaluations (and a batch before it
