@@ -255,6 +255,8 @@ def _poly_subset_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: no 
         out[t] = total
 
 
+#: rows per block of a Gaussian quadratic form at a fixed alpha (GaussianKernel.subset_quads: 64 x m doubles in cache)
+RBF_ROWS = 64
 #: upper bound on the elements of one temporary block of a batched swap screening (32 MB of doubles)
 SWAP_BLOCK = 1 << 22
 #: elements of the outside columns' factors a swap table keeps while it runs (GaussianKernel.swap_quads)
@@ -483,11 +485,17 @@ class PolynomialKernel(Kernel):
         return MomentTable(X, v, ground, self.gamma, self.coef0, self.degree)
 
     def subset_quads(self, X, v, subsets):
-        """From the subsets' monomials (:func:`~minlp_fs.monomials.poly_monomial_quads`) where a cost count says that is cheaper
+        """From a moment table of the features the subsets use (:meth:`MomentTable.quads
+        <minlp_fs.monomials.MomentTable.quads>`: many subsets of few features, as LS*'s N2 samples) where
+        :meth:`MomentTable.cheaper_for_subsets <minlp_fs.monomials.MomentTable.cheaper_for_subsets>` says so; else
+        from the subsets' monomials (:func:`~minlp_fs.monomials.poly_monomial_quads`) where a cost count says that is cheaper
         (small subsets of a large support), else one compiled pass over the upper triangle per subset.
         Cost (compiled, measured on one core): ~0.5 ns per monomial and row against ~0.5 ns per pair of
         rows and column (or degree) of the pairwise pass: monomials when 2 C(s + d, d) < m (s + d)."""
         subsets = np.asarray(subsets, dtype=np.intp).reshape(len(subsets), -1)
+        ground = np.unique(subsets)
+        if MomentTable.cheaper_for_subsets(X.shape[0], ground.size, subsets.shape[0], subsets.shape[1], self.degree):
+            return MomentTable(X, v, ground.tolist(), self.gamma, self.coef0, self.degree).quads(subsets)
         out = np.empty(subsets.shape[0])
         run = poly_monomial_quads if self.by_monomials(X.shape[0], subsets.shape[1]) else _poly_subset_quads
         run(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(v, dtype=float), subsets,
@@ -634,12 +642,30 @@ class GaussianKernel(Kernel):
         return out
 
     def subset_quads(self, X, v, subsets):
-        """Per subset, the Gram matrix by products (:meth:`base`) and numpy's vectorised exp, then a
-        matrix-vector product (the exponentials dominate: several times faster than a compiled scalar exp)."""
+        """Per subset, by blocks of ``RBF_ROWS`` rows against the rows from the block on (the upper triangle, the
+        diagonal block in full): the squared distances by products as in :meth:`base`, numpy's vectorised exp
+        (several times faster than a compiled scalar exp) and two matrix-vector products, so that
+        v'Kv = sum over blocks of v_b'K_bb v_b + 2 v_b'K_b,rest v_rest. Half the exponentials of the whole
+        matrix, and each block stays in cache (1.3-2.2x on m = 351-1000, measured)."""
         out = np.empty(len(subsets))
+        m, g = X.shape[0], self.gamma
         for t, S in enumerate(subsets):
-            K = self.apply(self.base(X, list(S)))
-            out[t] = 0.5 * (v @ (K @ v))
+            A = np.ascontiguousarray(X[:, list(S)], dtype=float)
+            sq = np.einsum("ij,ij->i", A, A)
+            total = 0.0
+            for lo in range(0, m, RBF_ROWS):
+                hi = min(m, lo + RBF_ROWS)
+                D = A[lo:hi] @ A[lo:].T
+                D *= -2.0
+                D += sq[lo:hi, None]
+                D += sq[None, lo:]
+                np.maximum(D, 0.0, out=D)
+                D.reshape(-1)[::m - lo + 1] = 0.0  # the block's diagonal: D[r, r], r < hi - lo
+                D *= -g
+                np.exp(D, out=D)
+                width = hi - lo
+                total += v[lo:hi] @ (D[:, :width] @ v[lo:hi] + 2.0 * (D[:, width:] @ v[hi:]))
+            out[t] = 0.5 * total
         return out
 
     def feature_factors(self, X):

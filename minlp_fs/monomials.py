@@ -259,18 +259,13 @@ def poly_moment_table(A, v, degree, binom):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, fastmath=FASTMATH)
-def poly_table_removals(moments, binom, g, kept, gamma, coef0, degree, out):  # pragma: no cover - compiled
-    """out[r] = 1/2 v' K_{S - kept[r]} v and out[s] = 1/2 v' K_S v for S = kept (positions among the table's g
-    features, increasing, s = |S|), from a moment table (:func:`poly_moment_table`): the expansion of the
-    module with every M_nu looked up, O((s + d) C(s + d, d)) and no pass over the rows."""
-    s, d = kept.size, degree
-    fact = _factorials(d)
-    coef = _coefficients(gamma, coef0, d, fact)
-    V = np.zeros(s)
+def _table_sum(moments, binom, g, kept, coef, fact, d, V, within):  # pragma: no cover - compiled
+    """sum over the monomials nu of S = kept of coef_|nu| (|nu|!/nu!) M_nu^2 (= 2 q(S)), each term also added to
+    V[r] for every r whose removal keeps it when V is not empty (``within``: |S| False, scratch)."""
+    s = kept.size
     total = 0.0
     idx = np.zeros(d + 1, dtype=np.int64)
     features = np.zeros(d + 1, dtype=np.int64)
-    within = np.zeros(s, dtype=np.bool_)
     for k in range(d + 1 if s else 1):
         idx[:k] = 0
         while True:
@@ -279,12 +274,37 @@ def poly_table_removals(moments, binom, g, kept, gamma, coef0, degree, out):  # 
             M = moments[_rank(features, k, g, binom)]
             term = coef[k] * fact[k] / _multiplicity_factorial(idx, k, fact) * M * M
             total += term
-            _add_to_others(V, idx, k, within, term)
+            if V.size:
+                _add_to_others(V, idx, k, within, term)
             if k == 0 or _next_tuple(idx, k, s) < 0:
                 break
+    return total
+
+
+@njit(cache=True, nogil=True, fastmath=FASTMATH)
+def poly_table_removals(moments, binom, g, kept, gamma, coef0, degree, out):  # pragma: no cover - compiled
+    """out[r] = 1/2 v' K_{S - kept[r]} v and out[s] = 1/2 v' K_S v for S = kept (positions among the table's g
+    features, increasing, s = |S|), from a moment table (:func:`poly_moment_table`): the expansion of the
+    module with every M_nu looked up, O((s + d) C(s + d, d)) and no pass over the rows."""
+    s, d = kept.size, degree
+    fact = _factorials(d)
+    coef = _coefficients(gamma, coef0, d, fact)
+    V = np.zeros(s)
+    total = _table_sum(moments, binom, g, kept, coef, fact, d, V, np.zeros(s, dtype=np.bool_))
     for r in range(s):
         out[r] = 0.5 * V[r]
     out[s] = 0.5 * total
+
+
+@njit(cache=True, nogil=True, fastmath=FASTMATH)
+def poly_table_quads(moments, binom, g, rows, gamma, coef0, degree, out):  # pragma: no cover - compiled
+    """out[t] = 1/2 v' K_S v for S = rows[t] (positions among the table's g features, increasing), by look-ups:
+    O(d C(s + d, d)) per subset of size s, no pass over the rows."""
+    fact = _factorials(degree)
+    coef = _coefficients(gamma, coef0, degree, fact)
+    none, within = np.zeros(0), np.zeros(rows.shape[1], dtype=np.bool_)
+    for t in range(rows.shape[0]):
+        out[t] = 0.5 * _table_sum(moments, binom, g, rows[t], coef, fact, degree, none, within)
 
 
 class MomentTable:
@@ -307,6 +327,25 @@ class MomentTable:
         """The table of g features costs fewer operations than the g removals from a base matrix it replaces
         (one pass over the m x m upper triangle per removal, about d + 2 operations per entry)."""
         return (2 * m + degree) * monomials_up_to(g, degree) <= g * m * m * (degree + 2) / 2
+
+    @staticmethod
+    def cheaper_for_subsets(m: int, g: int, k: int, size: int, degree: int) -> bool:
+        """The table of the g features that k subsets of ``size`` use, then a look-up per monomial of each
+        subset (about d + 2 operations), costs fewer operations than the subsets' own passes over the rows:
+        by their monomials (two operations per monomial and row) or by pairs of rows (``size`` + d per pair),
+        whichever is cheaper (``PolynomialKernel.by_monomials``). Never for one subset."""
+        own = monomials_up_to(size, degree)
+        per_subset = m * min(2 * own, m * (size + degree))
+        return (2 * m + degree) * monomials_up_to(g, degree) + k * (degree + 2) * own < k * per_subset
+
+    def quads(self, subsets: np.ndarray) -> np.ndarray:
+        """[q(S) for S in the rows of ``subsets``] (a k x s array of features of ``ground``, each row increasing)."""
+        rows = np.vectorize(self.position.__getitem__, otypes=[np.int64])(subsets) if subsets.size else \
+            np.zeros(subsets.shape, dtype=np.int64)
+        out = np.empty(subsets.shape[0])
+        poly_table_quads(self.moments, self.binom, len(self.ground), np.ascontiguousarray(rows), self.gamma,
+                         self.coef0, self.degree, out)
+        return out
 
     def removals(self, kept) -> tuple[float, np.ndarray]:
         """(q(S), [q(S - j) for j in S]) for S = ``kept`` (features of ``ground``, increasing)."""

@@ -7,7 +7,7 @@ import pytest
 from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.heuristics.screening import FixedAlpha, _instance_factors, swap_matrix
 from minlp_fs.kernels import SWAP_BLOCK, GaussianKernel, Kernel, PolynomialKernel
-from minlp_fs.monomials import poly_monomial_quads
+from minlp_fs.monomials import MomentTable, poly_monomial_quads
 from minlp_fs.instance import make_instance
 from minlp_fs.objective import dual_objective
 
@@ -96,8 +96,8 @@ def test_monomial_quadratic_form_equals_the_kernel_matrix(kernel, scaling):
 
 
 def test_values_and_removal_values_by_either_route_agree_with_the_direct_value():
-    """FixedAlpha.values (a polynomial kernel's subset_quads: monomials for small subsets of a large
-    support, else one compiled pass per subset) and removal_values_of_base (one compiled pass per
+    """FixedAlpha.values (a polynomial kernel's subset_quads: a moment table for a batch of subsets of few
+    features, monomials for small subsets of a large support, else one compiled pass per subset) and removal_values_of_base (one compiled pass per
     removal from the base matrix) give the direct value, for every kernel."""
     rng = np.random.default_rng(7)
     routes = set()
@@ -114,12 +114,15 @@ def test_values_and_removal_values_by_either_route_agree_with_the_direct_value()
         for size in (1, 3, 6, n):
             subsets = [sorted(rng.choice(n, size, replace=False).tolist()) for _ in range(3)]
             if kernel != "rbf":
-                routes.add(inst.kernel.by_monomials(fixed.sv.size, size))
+                g = len(set().union(*subsets))
+                table = MomentTable.cheaper_for_subsets(fixed.sv.size, g, len(subsets), size, inst.kernel.degree)
+                routes.add("table" if table else inst.kernel.by_monomials(fixed.sv.size, size))
             got = fixed.values(subsets)
             for kept, value in zip(subsets, got):
                 want = dual_objective(alpha, inst.gram(kept), y)
                 assert value == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
-                assert fixed.value(kept) == value
+                # alone, a subset never takes the table (its cost includes every monomial of the ground)
+                assert fixed.value(kept) == pytest.approx(value, rel=1e-13, abs=1e-12 * alpha.sum())
             kept = subsets[0]
             removals = fixed.removal_values_of_base(fixed.base(kept), kept)
             # a value does not depend on its batch (the lazy greedy evaluates one removal at a time)
@@ -128,7 +131,7 @@ def test_values_and_removal_values_by_either_route_agree_with_the_direct_value()
                 rest = [e for e in kept if e != j]
                 want = dual_objective(alpha, inst.gram(rest), y) if rest else -alpha.sum()
                 assert value == pytest.approx(want, rel=1e-12, abs=1e-10 * alpha.sum())
-    assert routes == {True, False}  # both routes were exercised
+    assert routes == {True, False, "table"}  # every route was exercised
 
 
 def test_gaussian_swaps_by_the_instance_factors_and_on_the_support_agree_with_the_direct_computation():
@@ -271,7 +274,6 @@ def test_the_swap_table_takes_the_cheaper_route():
 def test_removals_by_either_route_equal_the_direct_values(kernel, route, monkeypatch):
     """Removals (the greedy's and RFE's f(alpha, K) and f(alpha, K - j) while K shrinks) from the moment table
     of the first K or from K's base matrix: the direct values after every removal, whatever the batch."""
-    from minlp_fs.monomials import MomentTable
 
     monkeypatch.setattr(MomentTable, "cheaper", staticmethod(lambda m, g, d: route == "table"))
     for seed in range(8):
@@ -301,7 +303,25 @@ def test_removals_by_either_route_equal_the_direct_values(kernel, route, monkeyp
 def test_the_moment_table_is_taken_where_cheaper():
     """The table of all n features replaces the base matrix's removals on the paper's small-n polynomial cases
     (BCD poly2, Ionosphere poly3), not where its monomials are many (Sonar poly5: C(65, 5) of them)."""
-    from minlp_fs.monomials import MomentTable
 
     assert MomentTable.cheaper(569, 30, 2) and MomentTable.cheaper(351, 34, 3)
     assert not MomentTable.cheaper(208, 60, 5)
+
+
+@pytest.mark.parametrize("rows", [1, 5, 64])
+def test_gaussian_values_by_blocks_of_rows_equal_the_direct_value(rows, monkeypatch):
+    """GaussianKernel.subset_quads sums the upper triangle by blocks of RBF_ROWS rows (the diagonal block in
+    full): the direct value for blocks of one row, of a few rows with a last partial block, and of one block."""
+    import minlp_fs.kernels as kernels
+
+    monkeypatch.setattr(kernels, "RBF_ROWS", rows)
+    for seed in range(6):
+        inst, alpha, subset = random_case(seed, "rbf", "paper" if seed % 2 else "fit")
+        fixed = FixedAlpha(inst, alpha)
+        subsets = [subset, tuple(range(inst.n)), subset[:1]]
+        for S in subsets:
+            value = fixed.values([S])[0]
+            K = inst.kernel.gram(inst.X, list(S))
+            want = dual_objective(alpha, K, inst.y)
+            scale = 0.5 * np.abs(alpha * inst.y) @ np.abs(K) @ np.abs(alpha * inst.y) + alpha.sum()
+            assert abs(value - want) <= 1e-12 * scale, (seed, S)
