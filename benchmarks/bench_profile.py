@@ -135,6 +135,11 @@ def grid_rows(data_dir) -> list:
                      f"{(cpu - sol) / sol:.2f} | {sorted(ratio.values())[len(ratio) // 2]:.2f} | {len(over)} "
                      f"({100 * sum(r['cpu'] for r in over) / cpu:.1f} %) | {ratio[worst]:.2f} "
                      f"({' '.join(map(str, worst[:3]))}, {next(r['cpu'] for r in mine if r['case'] == worst):.2f} s) |")
+    over = sorted((r for r in rows if (r["cpu"] - r["solve"]) > 0.5 * r["solve"] > 0), key=lambda r: -r["cpu"])
+    lines += ["", "The cases above 0.5 that take the most CPU:", "",
+              "| dataset | kernel | B | method | CPU (s) | solve (s) | QP (s) | outside / solve |", "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {' | '.join(map(str, r['case']))} | {r['cpu']:.2f} | {r['solve']:.2f} | {r['qp']:.2f} | "
+              f"{(r['cpu'] - r['solve']) / r['solve']:.2f} |" for r in over[:12]]
     return lines
 
 
