@@ -68,14 +68,11 @@ def poly_monomial_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: no
     O(m C(s + d, d)) per subset of size s instead of O(m^2 (s + d)) (fastmath: the sums are reassociated,
     a difference of rounding only)."""
     m, n_sub, size = X.shape[0], subsets.shape[0], subsets.shape[1]
-    A = np.empty((size, m))
     Z = np.empty((degree + 1, m))
     idx = np.zeros(degree, dtype=np.int64)
     fact = _factorials(degree)
     for t in range(n_sub):
-        for c in range(size):
-            for a in range(m):
-                A[c, a] = X[a, subsets[t, c]]
+        A = _columns_of(X, subsets[t])
         v_sum = 0.0
         for a in range(m):
             Z[0, a] = v[a]
