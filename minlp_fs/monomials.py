@@ -10,7 +10,9 @@ theorems give, entry by entry, (gamma x_a'x_b + c)^d = sum_k binom(d, k) gamma^k
 (the k = 0 term is c^d (sum_a v_a)^2). A value costs O(m) per monomial instead of O(m^2) for a kernel
 matrix, and with c >= 0 every term is nonnegative, so the outer sum has no cancellation (the moments
 have the signs of v, as the direct quadratic form's terms do). :class:`~minlp_fs.kernels.PolynomialKernel`
-takes this route where a count of operations (:func:`swap_costs`, ``by_monomials``) says it is cheaper.
+takes this route where a count of operations says it is cheaper (:func:`swap_costs` for the swap table,
+:meth:`MomentTable.cheaper` for the greedy's removals, :meth:`MomentTable.cheaper_for_subsets` for batches of
+subsets, ``PolynomialKernel.by_monomials`` for one subset's own monomials).
 
 The monomials of degree k of a set of B features are its nondecreasing index tuples of length k, visited
 in lexicographic order with the prefix products Z[p] = v o x_{idx_0} o ... o x_{idx_{p-1}} kept, so each
@@ -307,7 +309,8 @@ def poly_table_quads(moments, binom, g, rows, gamma, coef0, degree, out):  # pra
 class MomentTable:
     """The moments M_nu of every monomial of degree <= d in the features ``ground`` at one v = alpha_bar * y
     (:func:`poly_moment_table`), from which q(S) = 1/2 v' K_S v of any S in ``ground`` and of its removals
-    follow without a pass over the rows (:meth:`removals`): the greedy eliminations at a fixed alpha."""
+    follow without a pass over the rows: the greedy eliminations at a fixed alpha and the swap table's
+    removals (:meth:`removals`), LS*'s N2 samples (:meth:`quads`)."""
 
     def __init__(self, X: np.ndarray, v: np.ndarray, ground, gamma: float, coef0: float, degree: int):
         self.ground = list(ground)
