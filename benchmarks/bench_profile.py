@@ -92,6 +92,11 @@ def timed_case(data, kernel, B, method) -> dict:
             "qp": totals["solve_gram"], "solve": totals["solve"], "objective": res.objective}
 
 
+def outside_ratio(row: dict) -> float:
+    """(CPU - solve) / solve of a :func:`timed_case` row: the issue's ratio (target <= 0.5)."""
+    return (row["cpu"] - row["solve"]) / row["solve"]
+
+
 def profile_case(dataset, kernel, B, method, data_dir) -> dict:
     """:func:`timed_case`, then the same case again under cProfile for the largest own times outside the SMO."""
     from minlp_fs.api import solve
@@ -127,7 +132,7 @@ def grid_rows(data_dir) -> list:
              "| median over cases | cases above 0.5 (their share of the CPU) | largest |", "|---|---|---|---|---|---|---|---|---|"]
     for meth in ("ls*", "acso*", "rfe2"):
         mine = [r for r in rows if r["case"][3] == meth]
-        ratio = {r["case"]: (r["cpu"] - r["solve"]) / r["solve"] for r in mine if r["solve"] > 0}
+        ratio = {r["case"]: outside_ratio(r) for r in mine if r["solve"] > 0}
         cpu, sol = sum(r["cpu"] for r in mine), sum(r["solve"] for r in mine)
         over = [r for r in mine if ratio.get(r["case"], 0.0) > 0.5]
         worst = max(ratio, key=ratio.get)
@@ -135,11 +140,11 @@ def grid_rows(data_dir) -> list:
                      f"{(cpu - sol) / sol:.2f} | {sorted(ratio.values())[len(ratio) // 2]:.2f} | {len(over)} "
                      f"({100 * sum(r['cpu'] for r in over) / cpu:.1f} %) | {ratio[worst]:.2f} "
                      f"({' '.join(map(str, worst[:3]))}, {next(r['cpu'] for r in mine if r['case'] == worst):.2f} s) |")
-    over = sorted((r for r in rows if (r["cpu"] - r["solve"]) > 0.5 * r["solve"] > 0), key=lambda r: -r["cpu"])
+    over = sorted((r for r in rows if r["solve"] > 0 and outside_ratio(r) > 0.5), key=lambda r: -r["cpu"])
     lines += ["", "The cases above 0.5 that take the most CPU:", "",
               "| dataset | kernel | B | method | CPU (s) | solve (s) | QP (s) | outside / solve |", "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {' | '.join(map(str, r['case']))} | {r['cpu']:.2f} | {r['solve']:.2f} | {r['qp']:.2f} | "
-              f"{(r['cpu'] - r['solve']) / r['solve']:.2f} |" for r in over[:12]]
+              f"{outside_ratio(r):.2f} |" for r in over[:12]]
     return lines
 
 
@@ -175,7 +180,7 @@ def main(argv=None) -> None:
             print(r, file=sys.stderr, flush=True)
             lines.append(f"| {' | '.join(map(str, case))} | {r['cpu']:.2f} | {r['solves']} | {r['qp']:.2f} | "
                          f"{r['solve']:.2f} | {100 * r['solve'] / r['cpu']:.0f}% | "
-                         f"{(r['cpu'] - r['solve']) / r['solve']:.2f} | {r['top']} |")
+                         f"{outside_ratio(r):.2f} | {r['top']} |")
     title = "Profile of the heuristics on the whole grid" if args.grid else "Profile of the heuristics"
     last = ("Per method, sums over the grid's cases (ACSO* on the polynomial kernels only), the median of the "
             "cases' ratios, the cases above the target (with their share of the method's CPU) and the largest "
