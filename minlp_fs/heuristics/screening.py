@@ -13,7 +13,8 @@ value). The paper's kernels compute them without a kernel matrix per value: the 
 the moments of its monomials where a count of operations says that is cheaper (:mod:`minlp_fs.monomials`:
 small subsets, the swap table, the greedy's removals through :class:`Removals`), else by one compiled pass
 per subset or removal and the swap table by the binomial expansion; the Gaussian kernel by per-feature
-factors. All agree with the direct computation to rounding (1e-10 of the quadratic form's scale, tested).
+factors over the upper triangle of the support's rows. All agree with the direct computation to rounding
+(1e-10 of the quadratic form's scale, tested).
 
 Every evaluation is counted by :meth:`FixedAlpha._count`, which checks the ``deadline`` (a
 :class:`~minlp_fs.stopping.Deadline`) every :data:`CHECK_EVERY` evaluations (and a batch before it
@@ -22,11 +23,8 @@ starts), so one screening pass or greedy elimination over 10^5 features stops so
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
-from ..kernels import SWAP_BLOCK
 from ..objective import NonFiniteError, dual_objective
 
 #: evaluations between two checks of the deadline
@@ -121,20 +119,12 @@ class FixedAlpha:
         """{(j_out, j_in): f(alpha_bar, subset - j_out + j_in)} over the neighbourhood N1 (B(n-B) swaps).
 
         All B(n-B) values at once by :func:`swap_matrix` (no kernel matrix per swap); keys in the
-        order (j_out, j_in) ascending. A kernel with per-feature factors and a large support: the same
-        sums over every row with v = 0 off the support, against the instance's factors computed once
-        (:func:`_instance_factors`).
+        order (j_out, j_in) ascending.
         """
         chosen_set = set(subset)
         chosen = sorted(chosen_set)
         outside = [j for j in range(self.instance.n) if j not in chosen_set]
-        factors = _instance_factors(self.instance, len(chosen), self.sv.size)
-        if factors is not None:  # every row, v = 0 off the support, the instance's factors
-            v = np.zeros(self.instance.m)
-            v[self.sv] = self.v
-            table = swap_matrix(self.kernel, self.instance.X, v, chosen, outside, self._count, factors)
-        else:
-            table = swap_matrix(self.kernel, self.X, self.v, chosen, outside, self._count)
+        table = swap_matrix(self.kernel, self.X, self.v, chosen, outside, self._count)
         table -= self.a_sum
         return {(j_out, j_in): value for j_out, row in zip(chosen, table.tolist())
                 for j_in, value in zip(outside, row)}
@@ -185,14 +175,13 @@ class Removals:
         self._of_kept = None
 
 
-def swap_matrix(kernel, X: np.ndarray, v: np.ndarray, chosen, outside, tick=None, factors=None) -> np.ndarray:
+def swap_matrix(kernel, X: np.ndarray, v: np.ndarray, chosen, outside, tick=None) -> np.ndarray:
     """Q[r, c] = 1/2 v' K_{S - i + j} v for i = chosen[r], j = outside[c] (S = chosen), batched by the
     kernel's ``swap_quads`` (:mod:`minlp_fs.kernels`: the formulas and their proofs).
 
-    ``tick(k)``, if given, is called after each block of rows with the k values it computed (the
-    caller's evaluation count and deadline check: :meth:`FixedAlpha._count`). ``factors``: the kernel's
-    ``feature_factors`` of X, if known. Rows of X and v = alpha_bar * y are the support's (or every row
-    with v = 0 off the support).
+    ``tick(k)``, if given, is called as the table fills with the k values it has computed since the last call
+    (the caller's evaluation count and deadline check: :meth:`FixedAlpha._count`); the calls add up to
+    B (n - B). Rows of X and v = alpha_bar * y are the support's.
     """
     X = np.asarray(X, dtype=float)
     v = np.asarray(v, dtype=float)
@@ -201,22 +190,5 @@ def swap_matrix(kernel, X: np.ndarray, v: np.ndarray, chosen, outside, tick=None
     if not out.size or not v.size:  # no swap, or alpha_bar = 0: every quadratic form is 0
         out[...] = 0.0
         return out
-    kernel.swap_quads(X, v, chosen, outside, out, tick or (lambda k: None), factors)
+    kernel.swap_quads(X, v, chosen, outside, out, tick or (lambda k: None))
     return out
-
-
-#: instance -> the kernel's per-feature factors of every feature on every row (n x m^2), or None
-_FACTORS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _instance_factors(instance, B: int, n_support: int):
-    """The kernel's per-feature factors of the instance (``Kernel.feature_factors``: computed once, kept
-    while the instance lives) when reusing them is cheaper than building them on the support: n m^2
-    within ``SWAP_BLOCK`` and, by a cost count of exponentials and products, a support large against m
-    (paper-sense alphas); else None (also for a kernel without factors)."""
-    m, n = instance.m, instance.n
-    if n * m * m > SWAP_BLOCK or n * n_support ** 2 <= B * m * m * (1 + 0.07 * n):
-        return None
-    if instance not in _FACTORS:
-        _FACTORS[instance] = instance.kernel.feature_factors(instance.X)
-    return _FACTORS[instance]

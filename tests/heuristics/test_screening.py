@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.heuristics.screening import FixedAlpha, _instance_factors, swap_matrix
+from minlp_fs.heuristics.screening import FixedAlpha, swap_matrix
 from minlp_fs.kernels import SWAP_BLOCK, GaussianKernel, Kernel, PolynomialKernel
 from minlp_fs.monomials import MomentTable, poly_monomial_quads
 from minlp_fs.instance import make_instance
@@ -134,18 +134,26 @@ def test_values_and_removal_values_by_either_route_agree_with_the_direct_value()
     assert routes == {True, False, "table"}  # every route was exercised
 
 
-def test_gaussian_swaps_by_the_instance_factors_and_on_the_support_agree_with_the_direct_computation():
-    """Large supports reuse the instance's E_j over every row (v = 0 off the support), small ones build
-    E_j on the support: both routes are taken over these cases and both give the direct values."""
-    routes = set()
+@pytest.mark.parametrize("rows", [1, 3, "all"])
+def test_gaussian_swap_table_by_blocks_of_rows_equals_the_direct_computation(rows, monkeypatch):
+    """The Gaussian swap table over the upper triangle by blocks of one row, of three rows, and in one block (the
+    whole square, weight 1): the direct values, both senses; one tick per block, adding up to B (n - B)."""
+    from minlp_fs import kernels
+
     for seed in range(8):
-        inst, alpha, subset = random_case(seed, "rbf", "fit")
+        inst, alpha, subset = random_case(seed, "rbf", "paper" if seed % 4 < 2 else "fit")
         fixed = FixedAlpha(inst, alpha)
-        routes.add(_instance_factors(inst, len(subset), fixed.sv.size) is not None)
-        got = fixed.swap_values(subset)
+        m = fixed.X.shape[0]
+        per = m if rows == "all" else rows
+        monkeypatch.setattr(kernels, "SWAP_CACHE", per * inst.n * m)
+        outside = [j for j in range(inst.n) if j not in subset]
+        ticks = []
+        table = swap_matrix(inst.kernel, fixed.X, fixed.v, list(subset), outside, ticks.append)
+        assert len(ticks) == -(-m // per) and sum(ticks) == len(subset) * len(outside)
         want, scale = direct(inst, alpha, subset)
-        assert max(abs(got[k] - want[k]) for k in want) <= 1e-10 * scale, seed
-    assert routes == {True, False}
+        got = table - alpha.sum()
+        assert max(abs(got[r, c] - want[i, j]) for r, i in enumerate(subset) for c, j in enumerate(outside)) \
+            <= 1e-10 * scale, (rows, seed)
 
 
 @dataclass(frozen=True)
@@ -162,7 +170,6 @@ class _PlainRbf(GaussianKernel):
     removal_quads = Kernel.removal_quads
     subset_quads = Kernel.subset_quads
     swap_quads = Kernel.swap_quads
-    feature_factors = Kernel.feature_factors
 
 
 @pytest.mark.parametrize("kernel, plain", [(PolynomialKernel(degree=3), _PlainPoly(degree=3)),
@@ -205,26 +212,6 @@ def test_gaussian_values_are_bitwise_those_of_the_kernel_matrix():
         assert fixed.values([subset]).tolist() == [fixed.value_of_base(base)]
         assert fixed.removal_values_of_base(base, subset).tolist() == \
             [fixed.value_of_base(base - fixed.term(j)) for j in subset]
-
-
-def test_gaussian_swap_table_keeps_its_outside_factors_bitwise(monkeypatch):
-    """Blocks of a few rows (small SWAP_BLOCK): building the outside columns' factors once for every block of
-    rows (SWAP_KEEP) gives bitwise the table that builds them per block, and the direct values."""
-    from minlp_fs import kernels
-
-    for seed in range(4):
-        inst, alpha, subset = random_case(seed, "rbf", "paper")
-        X, v = inst.X, alpha * inst.y
-        outside = [j for j in range(inst.n) if j not in subset]
-        monkeypatch.setattr(kernels, "SWAP_BLOCK", inst.m * inst.m)  # one row i or column j per block
-        kept = swap_matrix(inst.kernel, X, v, list(subset), outside)
-        monkeypatch.setattr(kernels, "SWAP_KEEP", 0)
-        rebuilt = swap_matrix(inst.kernel, X, v, list(subset), outside)
-        np.testing.assert_array_equal(kept, rebuilt)
-        want, scale = direct(inst, alpha, subset)
-        got = kept - alpha.sum()
-        assert max(abs(got[r, c] - want[i, j]) for r, i in enumerate(subset) for c, j in enumerate(outside)) \
-            <= 1e-10 * scale
 
 
 @pytest.mark.parametrize("kernel", ["poly1", "poly2", "poly3", "poly5"])
