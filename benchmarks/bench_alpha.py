@@ -71,13 +71,16 @@ def timed(fn, reps, enough=0.5):
 
 def per_solve_row(inst, n_subsets, reps, rng):
     """Median ms of libsvm cold / SMO cold / SMO warm from a swap neighbour, and the largest value gap."""
-    times, gap = per_solve_times(inst, n_subsets, reps, rng)
+    times, gap, _ = per_solve_times(inst, n_subsets, reps, rng)
     return {k: float(np.median(v)) for k, v in times.items()}, gap
 
 
-def per_solve_times(inst, n_subsets, reps, rng):
-    """The ms of libsvm cold / SMO cold / SMO warm from a swap neighbour per subset, and the largest value gap."""
+def per_solve_times(inst, n_subsets, reps, rng, steps=False):
+    """The ms of libsvm cold / SMO cold / SMO warm from a swap neighbour per subset, the largest value gap, and per
+    subset whether SMO ran over duplicate-row groups and its warm steps; with ``steps`` also libsvm's iterations
+    (``n_iter_`` of one more, untimed, fit of the same problem)."""
     times, gap = {"libsvm": [], "smo": [], "warm": []}, 0.0
+    info = {"grouped": [], "warm_steps": [], "libsvm_steps": []}
     y, C = inst.y, inst.C
     oracle = AlphaSubproblem(inst)
     for _ in range(n_subsets):
@@ -91,15 +94,19 @@ def per_solve_times(inst, n_subsets, reps, rng):
         K = inst.gram(S)
         t_lib, a_lib = timed(lambda: libsvm_solve(K, y, C, tol=DEFAULT_TOL), reps)
         key = tuple(int(j) for j in S)
-        t_smo, a_smo = timed(lambda: smo_solve(K, y, C, tol=DEFAULT_TOL, groups=oracle.groups(key)).alpha, reps)
-        t_warm, a_warm = timed(lambda: smo_solve(K, y, C, alpha0=alpha0, tol=DEFAULT_TOL,
-                                                 groups=oracle.groups(key)).alpha, reps)
+        groups = oracle.groups(key)
+        t_smo, a_smo = timed(lambda: smo_solve(K, y, C, tol=DEFAULT_TOL, groups=groups).alpha, reps)
+        t_warm, warm = timed(lambda: smo_solve(K, y, C, alpha0=alpha0, tol=DEFAULT_TOL, groups=groups), reps)
         ref = dual_objective(a_lib, K, y)
-        for a in (a_smo, a_warm):
+        for a in (a_smo, warm.alpha):
             gap = max(gap, abs(dual_objective(a, K, y) - ref) / abs(ref))
         for key, t in (("libsvm", t_lib), ("smo", t_smo), ("warm", t_warm)):
             times[key].append(1e3 * t)
-    return times, gap
+        info["grouped"].append(groups is not None)
+        info["warm_steps"].append(warm.iterations)
+        if steps:
+            info["libsvm_steps"].append(int(SVC(C=C, kernel="precomputed", tol=DEFAULT_TOL).fit(K, y).n_iter_[0]))
+    return times, gap, info
 
 
 def variant_steps(inst, stop, update, backend, early_stop):
@@ -235,6 +242,23 @@ def main(argv=None) -> None:
     print(f"wrote {args.output} in {elapsed:.0f} s")
 
 
+def route_rows(kernel, times, info) -> list:
+    """Rows of the route table: per route, the ratios of the medians and the median per-subset ratio, the median
+    iterations of each solver and their cost per step (sum of ms over sum of steps)."""
+    rows = []
+    grouped = np.array(info["grouped"])
+    lib, warm = np.array(times["libsvm"]), np.array(times["warm"])
+    lib_steps, warm_steps = np.array(info["libsvm_steps"]), np.array(info["warm_steps"])
+    for name, mask in (("groups", grouped), ("all rows", ~grouped)):
+        if not mask.any():
+            continue
+        rows.append(f"| {kernel} | {name} | {int(mask.sum())} | {np.median(lib[mask]) / np.median(warm[mask]):.1f}x "
+                    f"| {np.median(lib[mask] / warm[mask]):.1f}x | {np.median(lib_steps[mask]):.0f} "
+                    f"| {np.median(warm_steps[mask]):.0f} | {1e3 * lib[mask].sum() / lib_steps[mask].sum():.2f} / "
+                    f"{1e3 * warm[mask].sum() / max(1, warm_steps[mask].sum()):.2f} |")
+    return rows
+
+
 def german_rows(args, cmd) -> None:
     """Part (a) on German, every kernel, ``args.german`` subsets (one repetition each): median and mean ms."""
     started, load0, t_start = datetime.datetime.now(datetime.timezone.utc), os.getloadavg(), time.perf_counter()
@@ -244,15 +268,22 @@ def german_rows(args, cmd) -> None:
            f"tol = {DEFAULT_TOL:g}: median and mean CPU ms", "",
            "| kernel | libsvm cold (median / mean) | SMO cold | SMO warm (swap neighbour) | libsvm / SMO warm, "
            "medians | libsvm / SMO warm, means | max rel. value diff. |", "|---|---|---|---|---|---|---|"]
+    parts = ["", "### The same solves split by SMO's route (over duplicate-row groups or over all 1000 rows), with "
+             "libsvm's iterations and SMO's steps", "",
+             "| kernel | route | subsets | libsvm / SMO warm, medians of the times | median of the per-subset ratios "
+             "| libsvm iterations (median) | SMO warm steps (median) | ms per 1000 steps, libsvm / SMO warm |",
+             "|---|---|---|---|---|---|---|---|"]
     with threadpool_limits(limits=1):
         for kernel in ("poly2", "rbf", "poly3", "poly5"):
             inst = make_instance(d.X, d.y, B, kernel)
-            times, gap = per_solve_times(inst, args.german, 1, np.random.default_rng(7))
+            times, gap, info = per_solve_times(inst, args.german, 1, np.random.default_rng(7), steps=True)
             med, mean = ({k: float(stat(v)) for k, v in times.items()} for stat in (np.median, np.mean))
             out.append(f"| {kernel} | {med['libsvm']:.2f} / {mean['libsvm']:.2f} | {med['smo']:.2f} / {mean['smo']:.2f} "
                        f"| {med['warm']:.2f} / {mean['warm']:.2f} | {med['libsvm'] / med['warm']:.1f}x "
                        f"| {mean['libsvm'] / mean['warm']:.1f}x | {gap:.1e} |")
             print(out[-1], flush=True)
+            parts += route_rows(kernel, times, info)
+    out += parts
     load1, elapsed = os.getloadavg(), time.perf_counter() - t_start
     head = ["## Alpha-subproblem on German (bench_alpha.py --german)", "",
             f"Command: `{cmd}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, total {elapsed:.0f} s.",

@@ -260,8 +260,8 @@ RBF_ROWS = 64
 #: upper bound on the elements of one temporary block of a batched swap screening (32 MB of doubles)
 SWAP_BLOCK = 1 << 22
 #: elements of the factors of one block of rows of the Gaussian swap table (GaussianKernel.swap_quads: 1 MB of
-#: doubles, in cache; measured 2.5-5x less time per table than whole m x m factors on the nine datasets' shapes,
-#: with blocks of 4-11 rows; 32 or 64 rows per block were 1.5-2x slower than this)
+#: doubles, in cache: blocks of 4-11 rows on the nine datasets, 1.1-3.8x less time per table than whole m x m
+#: factors, measured with paper-sense alphas; 16 and 64 rows per block took 1.05-1.3x and 1.5-2x this one's time)
 SWAP_CACHE = 1 << 17
 
 

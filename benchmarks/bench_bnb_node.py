@@ -1,0 +1,92 @@
+"""Where a fit-sense node's bound is lost (issue 12): one node of the branch-and-bound tree, every subset solved.
+
+The fit sense maximises g(S) = min_alpha f(alpha, S); bnb bounds a node (I, F, need) by f(alpha, .) at one feasible
+alpha (g(S) <= f(alpha, S) for every alpha), namely the relaxed beta's alpha (:func:`minlp_fs.exact.bounds.relaxed_gram`),
+and bounds the maximum of f(alpha, .) over each child by the degree shares (:mod:`minlp_fs.exact.shares`). Two gaps
+separate that bound from the node's true maximum of g: the choice of one alpha for all the node's subsets (the
+exact maximum of f(alpha, .) over the child against its maximum of g) and the share bound's own slack (the share
+bound against that exact maximum). This script measures both on one node: I = the first ``--fixed`` features of
+LS*'s subset (an optimum where bnb certified one), F = every other feature, need = B - |I|; every subset of the node
+is solved (g) and evaluated at the node's relaxed alpha (f), and, per child of bnb's split, at the child's own
+relaxed alpha too. A child can be pruned only when its bound is at or below the incumbent (fit: larger is better).
+
+    python benchmarks/bench_bnb_node.py [--dataset ionosphere --kernel poly5 --B 6 --fixed 3] [--children 10]
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from minlp_fs import build_instance, solve
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.exact import tree
+from minlp_fs.exact.bounds import fit_split, relaxed_gram
+from minlp_fs.objective import dual_objective
+
+from _common import add_io_args, command, machine, write_section
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", default="ionosphere")
+    ap.add_argument("--kernel", default="poly5")
+    ap.add_argument("--B", type=int, default=6)
+    ap.add_argument("--fixed", type=int, default=3, help="features of LS*'s subset fixed in at the node")
+    ap.add_argument("--children", type=int, default=10, help="children of the split to report")
+    add_io_args(ap)
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    inst = build_instance(args.dataset, B=args.B, kernel=args.kernel, sense="fit", data_dir=args.data_dir)
+    with threadpool_limits(limits=1):
+        best = solve(inst, method="ls*", seed=0)
+        incumbent = sorted(best.features)
+        qp = AlphaSubproblem(inst)
+        fixed = incumbent[:args.fixed]
+        free = [j for j in range(inst.n) if j not in fixed]
+        need = args.B - args.fixed
+        relaxed, _ = qp.solve_gram(relaxed_gram(inst, fixed, free, need), None)
+        order, bounds = fit_split(inst, relaxed, fixed, free, need)
+        g, f = {}, {}
+        for rest in itertools.combinations(free, need):
+            S = tuple(sorted(fixed + list(rest)))
+            g[S] = qp.solve(S).value
+            f[S] = f_at(inst, relaxed, S)
+        rows = []
+        for (t, f_in, F), bound in zip(tree.split(fixed, free, need, order), bounds):
+            kids = [S for S in g if set(f_in) <= set(S) and set(S) - set(f_in) <= set(F)]
+            if not kids or t >= args.children:
+                continue
+            own, _ = qp.solve_gram(relaxed_gram(inst, list(f_in), list(F), need - 1), None)
+            rows.append((t, order[t], len(kids), bound, max(f[S] for S in kids),
+                         max(f_at(inst, own, S) for S in kids), max(g[S] for S in kids)))
+    elapsed = time.perf_counter() - t0
+    out = [f"## Where a fit-sense node's bound is lost (bench_bnb_node.py)", "",
+           f"Command: `{command('bench_bnb_node.py', argv)}` (from the repository root), {elapsed:.0f} s. "
+           f"Machine: {machine()}.", "",
+           f"{args.dataset} {args.kernel} B = {args.B}, fit sense (larger g is better): LS*'s subset {incumbent}, "
+           f"g = {best.objective:.3f} (the incumbent). Node: I = {fixed} fixed in, F = the other {len(free)} features, "
+           f"need = {need}: {len(g)} subsets, every one solved. Max of g over the node {max(g.values()):.3f}; "
+           f"max of f(alpha_relaxed, .) over the node {max(f.values()):.3f}. A child is pruned when its bound is at or "
+           f"below the incumbent {best.objective:.3f} (to 1e-9 relative).", "",
+           "| child | feature taken | subsets | share bound (bnb) | exact max f at the node's relaxed alpha "
+           "| exact max f at the child's own relaxed alpha | max g (truth) |", "|---|---|---|---|---|---|---|"]
+    out += [f"| {t} | {j} | {k} | {b:.1f} | {fr:.1f} | {fo:.1f} | {gt:.1f} |" for t, j, k, b, fr, fo, gt in rows]
+    below = [sum(r[c] <= best.objective + 1e-9 * abs(best.objective) for r in rows) for c in (3, 4, 5, 6)]
+    out += ["", f"Children of these {len(rows)} whose column is at or below the incumbent (pruned by it): share bound {below[0]}, "
+            f"exact maximum of f at the node's relaxed alpha {below[1]}, at the child's own {below[2]}; "
+            f"by the truth (max g at or below it: no better subset inside) {below[3]}."]
+    write_section(args.output, "bench_bnb_node", "\n".join(out))
+    print("\n".join(out))
+
+
+def f_at(inst, alpha: np.ndarray, S) -> float:
+    """f(alpha, S), the dual objective at a fixed alpha."""
+    return dual_objective(alpha, inst.gram(list(S)), inst.y)
+
+
+if __name__ == "__main__":
+    main()
