@@ -265,6 +265,14 @@ SWAP_BLOCK = 1 << 22
 SWAP_CACHE = 1 << 17
 
 
+def _block_sqdiffs(cols: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """[(x_hf - x_lf)^2] for rows h in [lo, hi) and l >= lo, flattened, one row per feature f of ``cols`` (features
+    x rows): a block of rows of the upper triangle, by broadcasting (contiguous, no index gathers)."""
+    D = cols[:, lo:hi, None] - cols[:, None, lo:]
+    D *= D
+    return D.reshape(cols.shape[0], -1)
+
+
 class Kernel(ABC):
     """A masked kernel ``phi(sum_j beta_j t_j)``; subclasses give ``t_j``, ``phi`` and its derivatives.
 
@@ -680,21 +688,14 @@ class GaussianKernel(Kernel):
         out[...] = 0.0
         for lo in range(0, m, rows):
             hi = min(m, lo + rows)
-
-            def sqdiffs(cols):
-                """[(x_hf - x_lf)^2] for h in [lo, hi), l >= lo, flattened, one row per feature f of ``cols``."""
-                D = cols[:, lo:hi, None] - cols[:, None, lo:]
-                D *= D
-                return D.reshape(cols.shape[0], -1)
-
-            N = sqdiffs(Xc)
+            N = _block_sqdiffs(Xc, lo, hi)
             N -= N.sum(axis=0)
             N *= g
             np.exp(N, out=N)  # K_{S-i} on the block, one row per i
             w = np.multiply.outer(v[lo:hi], v[lo:])
             w[:, hi - lo:] *= 2.0
             N *= w.reshape(-1)
-            E = sqdiffs(Xo)
+            E = _block_sqdiffs(Xo, lo, hi)
             E *= -g
             np.exp(E, out=E)
             out += N @ E.T
