@@ -32,7 +32,6 @@ from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.exact import tree
 from minlp_fs.exact.bounds import fit_split, primal_lower_bound, relaxed_gram
 from minlp_fs.heuristics.screening import FixedAlpha
-from minlp_fs.objective import dual_objective
 
 from _common import add_io_args, command, machine, write_section
 
@@ -58,11 +57,9 @@ def main(argv=None) -> None:
         need = args.B - args.fixed
         relaxed, _ = qp.solve_gram(relaxed_gram(inst, fixed, free, need), None)
         order, bounds = fit_split(inst, relaxed, fixed, free, need)
-        g, f = {}, {}
-        for rest in itertools.combinations(free, need):
-            S = tuple(sorted(fixed + list(rest)))
-            g[S] = qp.solve(S).value
-            f[S] = f_at(inst, relaxed, S)
+        subsets = [tuple(sorted(fixed + list(rest))) for rest in itertools.combinations(free, need)]
+        g = {S: qp.solve(S).value for S in subsets}
+        f = dict(zip(subsets, FixedAlpha(inst, relaxed).values(subsets)))
         rows = []
         for (t, f_in, F), bound in zip(tree.split(fixed, free, need, order), bounds):
             kids = [S for S in g if set(f_in) <= set(S) and set(S) - set(f_in) <= set(F)]
@@ -70,10 +67,10 @@ def main(argv=None) -> None:
                 continue
             own, _ = qp.solve_gram(relaxed_gram(inst, list(f_in), list(F), need - 1), None)
             rows.append((t, order[t], len(kids), bound, max(f[S] for S in kids),
-                         max(f_at(inst, own, S) for S in kids), mixture_floor(inst, qp, kids, own, args.mixture_steps),
+                         FixedAlpha(inst, own).values(kids).max(), mixture_floor(inst, qp, kids, own, args.mixture_steps),
                          max(g[S] for S in kids)))
     elapsed = time.perf_counter() - t0
-    out = [f"## Where a fit-sense node's bound is lost (bench_bnb_node.py)", "",
+    out = ["## Where a fit-sense node's bound is lost (bench_bnb_node.py)", "",
            f"Command: `{command('bench_bnb_node.py', argv)}` (from the repository root), {elapsed:.0f} s. "
            f"Machine: {machine()}.", "",
            f"{args.dataset} {args.kernel} B = {args.B}, fit sense (larger g is better): LS*'s subset {incumbent}, "
@@ -107,11 +104,6 @@ def mixture_floor(inst, qp, kids, alpha: np.ndarray, steps: int) -> float:
         alpha, _ = qp.solve_gram(K, alpha)
         floor = max(floor, primal_lower_bound(K, inst.y, inst.C, alpha))
     return floor
-
-
-def f_at(inst, alpha: np.ndarray, S) -> float:
-    """f(alpha, S), the dual objective at a fixed alpha."""
-    return dual_objective(alpha, inst.gram(list(S)), inst.y)
 
 
 if __name__ == "__main__":
