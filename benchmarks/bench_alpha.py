@@ -39,7 +39,8 @@ from minlp_fs.alpha import DEFAULT_TOL, AlphaSubproblem, libsvm_solve, smo_solve
 from minlp_fs.datasets import PAPER_DATASETS, load_dataset
 from minlp_fs.instance import make_instance
 from minlp_fs.objective import dual_objective
-from minlp_fs.solvers.enumeration import Enumeration, gram_walk, revolving_door
+from minlp_fs.solvers.enumeration import Enumeration, gram_walk
+from minlp_fs.solvers.revolving_door import revolving_door
 
 from _common import add_io_args, command, machine, write_section
 

@@ -145,10 +145,41 @@ class Run:
         self.n_svm_solves: int | None = None
         #: a Ctrl-C before any incumbent gives an empty Result instead of re-raising (enumeration)
         self.keep_empty_interrupt = False
+        #: SVM solves of :meth:`seed_incumbent`
+        self.seed_solves = 0
         if hasattr(method, "n_jobs"):   # the CLI's rule for --jobs: above the CPU count, a warning (workers.n_workers caps)
             from .workers import cap_jobs
 
             cap_jobs(method.n_jobs, f"{method.name}: n_jobs")
+
+    def seed_incumbent(self, heuristic: str, tol: float) -> None:
+        """Offer the incumbent what an exact method starts from: the requested start (a subset, or a start by
+        name as for every method), solved, then the registered heuristic ``heuristic`` ("none": the start
+        only) within the method's time limit. Their SVM solves are left in ``seed_solves``; a Ctrl-C that
+        reached the heuristic is raised again once its incumbent is offered."""
+        from .alpha import AlphaSubproblem
+        from .heuristics.starts import resolve_start
+
+        oracle = AlphaSubproblem(self.instance, tol=tol)
+        start = self.requested_start
+        if start is not None:
+            subset = (resolve_start(self.instance, start, oracle=oracle, deadline=self.deadline)
+                      if isinstance(start, str) else self.instance.check_subset(start))
+            fit = oracle.solve(subset)
+            self.incumbent.offer(fit.value, fit.subset, fit.alpha, "start")
+            self.seed_solves = oracle.n_solves
+        if heuristic != "none" and not self.incumbent.proves_optimal:
+            cls = method_class(heuristic)
+            options = {}
+            if "time_limit" in cls.options() and self.deadline.seconds is not None:
+                options["time_limit"] = self.deadline.seconds
+            res = get_method(heuristic, **options).solve(self.instance, start=start if cls.uses_start else None,
+                                                         oracle=oracle)
+            self.seed_solves = oracle.n_solves
+            if res.objective is not None:
+                self.incumbent.offer(res.objective, res.features, res.alpha, canonical_name(heuristic))
+            if res.status == "interrupted":  # Ctrl-C reached the heuristic, which returned its incumbent
+                raise KeyboardInterrupt
 
     @property
     def oracle(self):

@@ -33,6 +33,14 @@ DEFAULT_TOL = 1e-5
 PRUNE_RTOL = 1e-6
 
 
+def check_diagonal(diagonal: np.ndarray) -> None:
+    """A kernel matrix is PSD, so |K_ih| <= max(K_ii, K_hh): an O(m) look at its diagonal bounds every entry
+    (instances bound it up front too: objective.check_kernel_range); a non-finite one is a NonFiniteError."""
+    if not np.isfinite(diagonal).all():
+        raise NonFiniteError("the kernel matrix has non-finite entries (its values overflow); "
+                             "lower gamma or C, or scale the data")
+
+
 @dataclass(frozen=True)
 class Fit:
     """An alpha-subproblem solution: subset, g(beta) and its optimal alpha.
@@ -78,6 +86,7 @@ class AlphaSubproblem:
         self._tables = GaussianTables(instance) if instance.kernel.multiplicative else None
         #: distinct values per feature: a subset has at least max_j of them distinct rows
         self._n_values = None
+        self._last_groups = (None, None)
 
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
                    worse_than: float | None = None, grad0: np.ndarray | None = None,
@@ -91,20 +100,11 @@ class AlphaSubproblem:
         """
         inst = self.instance
         exact = True
-        # K is PSD, so |K_ih| <= max(K_ii, K_hh): an O(m) look at the diagonal bounds every entry
-        # (instances bound it up front too: objective.check_kernel_range)
-        if not np.isfinite(np.diagonal(K)).all():
-            raise NonFiniteError("the kernel matrix has non-finite entries (its values overflow); "
-                                 "lower gamma or C, or scale the data")
+        check_diagonal(np.diagonal(K))
         if self.backend == "libsvm":
             alpha = libsvm_solve(K, inst.y, inst.C, tol=self.tol)
         else:
-            above, below = np.inf, -np.inf
-            if worse_than is not None:
-                if inst.sign > 0:
-                    above = self._threshold(worse_than)
-                else:
-                    below = self._threshold(worse_than)
+            above, below = self.stop_bounds(worse_than)
             smo = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below,
                             grad0=grad0, groups=groups)
             alpha, exact = smo.alpha, not smo.stopped_early
@@ -114,14 +114,13 @@ class AlphaSubproblem:
                     self.n_fallbacks += 1
             elif stats is not None:
                 stats["value"] = smo.value
-        with self._lock:
-            self.n_solves += 1
-            self.n_stopped_early += not exact
+        self.count(exact)
         return alpha, exact
 
     def solve(self, subset, warm_start: np.ndarray | None = None, K: np.ndarray | None = None,
-              worse_than: float | None = None, neighbours=None) -> Fit:
-        """g(beta) for the subset, with its alpha. ``K`` (the subset's Gram) may be passed if known.
+              worse_than: float | None = None, neighbours=None, grad0: np.ndarray | None = None) -> Fit:
+        """g(beta) for the subset, with its alpha. ``K`` (the subset's Gram) may be passed if known, and with it
+        ``grad0`` = Q warm_start - e (SMO backend).
 
         ``worse_than``: the caller only needs the subset if it can beat this incumbent value; the
         solve may then stop early with a non-``exact`` Fit. Such a proof is remembered: a later call
@@ -141,7 +140,8 @@ class AlphaSubproblem:
                 with self._lock:
                     self.n_cache_hits += 1
                 return hit
-        grad0 = None
+        if K is None:
+            grad0 = None
         if K is None and neighbours is not None and self.backend == "smo":
             warm_start = feasible_start(warm_start, self.instance.y, self.instance.C)
             K, grad0 = neighbours.fill(key, warm_start) or (None, None)
@@ -183,12 +183,35 @@ class AlphaSubproblem:
         inst = self.instance
         if self.backend != "smo" or not key:
             return None
-        if self._n_values is None:
-            self._n_values = np.array([np.unique(inst.X[:, j]).size for j in range(inst.n)])
-        if self._n_values[list(key)].max() > GROUP_SHARE * inst.m:
+        if self.distinct_values()[list(key)].max() > GROUP_SHARE * inst.m:
             return None
+        if self._last_groups[0] == key:   # asked twice in a row (enumeration's opened solves, then the solve)
+            return self._last_groups[1]
         groups = duplicate_groups(inst.X[:, list(key)], inst.y)
-        return groups if len(groups[0]) <= GROUP_SHARE * inst.m else None
+        groups = groups if len(groups[0]) <= GROUP_SHARE * inst.m else None
+        self._last_groups = (key, groups)
+        return groups
+
+    def distinct_values(self) -> np.ndarray:
+        """Distinct values of each feature: a subset whose features have more than GROUP_SHARE * m of them for
+        some feature is never solved over groups (:meth:`groups`)."""
+        if self._n_values is None:
+            self._n_values = np.array([np.unique(self.instance.X[:, j]).size for j in range(self.instance.n)])
+        return self._n_values
+
+    def stop_bounds(self, worse_than: float | None) -> tuple[float, float]:
+        """(above, below) of :func:`~.smo.smo_solve`'s early stop for an incumbent value (none: (inf, -inf))."""
+        if worse_than is None:
+            return np.inf, -np.inf
+        if self.instance.sign > 0:
+            return self._threshold(worse_than), -np.inf
+        return np.inf, self._threshold(worse_than)
+
+    def count(self, exact: bool) -> None:
+        """One more solve (stopped early unless ``exact``), for a solve made outside :meth:`solve_gram`."""
+        with self._lock:
+            self.n_solves += 1
+            self.n_stopped_early += not exact
 
     def _threshold(self, worse_than: float) -> float:
         """The value g must be proven beyond (worse than ``worse_than`` by PRUNE_RTOL, relative)."""

@@ -66,4 +66,4 @@ class BranchAndBound(Method):
     def _search(self, run):
         if self.n_jobs != 1 or self.backend != "loky":  # subtrees in worker processes
             return parallel_search(self, run)
-        return _Search(self, run).search(run.requested_start)
+        return _Search(self, run).search()

@@ -121,7 +121,7 @@ def parallel_search(method, run) -> Status:
     status, frontier, open_bounds, n_waves, n_subtrees, worker_cpu = Status.OPTIMAL, [], [], 0, 0, 0.0
     bar = tqdm(disable=not method.progress, unit="subtree", desc=f"bnb {inst.name} ({workers} workers)")
     try:
-        frontier = search.start(run.requested_start)
+        frontier = search.start()
         grow_frontier(search, frontier)
         with backend_context(method.backend, workers, method.scheduler) as jobs:
             from joblib import Parallel, delayed

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..kernels import _power
 from . import tree
 
 
@@ -24,10 +25,7 @@ def _poly_plus_outer(base, x, gamma, coef0, degree, out):  # pragma: no cover - 
     for a in range(m):
         xa = x[a]
         for b in range(a, m):
-            t = gamma * (base[a, b] + xa * x[b]) + coef0
-            r = t
-            for _ in range(degree - 1):
-                r *= t
+            r = _power(gamma * (base[a, b] + xa * x[b]) + coef0, degree)
             out[a, b] = r
             out[b, a] = r
 

@@ -63,8 +63,6 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..alpha import DEFAULT_TOL, AlphaSubproblem
-from ..heuristics.starts import resolve_start
-from ..methods import canonical_name, get_method, method_class
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from . import tree
@@ -146,29 +144,13 @@ class _Search:
         """:meth:`_prune_at` as a value of g (what QPs stop early against), None without an incumbent."""
         return None if self.inc.value is None else self.inst.sign * self._prune_at()
 
-    def _heuristic(self, start) -> None:
+    def _heuristic(self) -> None:
         """Run the incumbent heuristic (and solve the user's start), counting its SVM solves."""
-        oracle = AlphaSubproblem(self.inst, tol=self.qp.tol)
-        if start is not None:   # a subset, or a start by name ('alpha-start', 'random') as for every method
-            subset = (resolve_start(self.inst, start, oracle=oracle, deadline=self.run.deadline)
-                      if isinstance(start, str) else self.inst.check_subset(start))
-            fit = oracle.solve(subset)
-            self.inc.offer(fit.value, fit.subset, fit.alpha, "start")
-            self.heuristic_solves = oracle.n_solves
-        name = self.method.incumbent
-        self.heuristic = name
-        if name != "none" and not self.inc.proves_optimal:
-            options = {}
-            cls = method_class(name)
-            if "time_limit" in cls.options() and self.method.time_limit is not None:
-                options["time_limit"] = self.method.time_limit
-            res = get_method(name, **options).solve(self.inst, start=start if cls.uses_start else None,
-                                                   oracle=oracle)
-            self.heuristic_solves = oracle.n_solves
-            if res.objective is not None:
-                self.inc.offer(res.objective, res.features, res.alpha, canonical_name(name))
-            if res.status == "interrupted":  # Ctrl-C reached the heuristic, which returned its incumbent
-                raise KeyboardInterrupt
+        self.heuristic = self.method.incumbent
+        try:
+            self.run.seed_incumbent(self.method.incumbent, self.qp.tol)
+        finally:
+            self.heuristic_solves = self.run.seed_solves
 
     # ---- QPs --------------------------------------------------------------------------------
     def _groups(self, key) -> dict:
@@ -391,10 +373,10 @@ class _Search:
         return 100.0 * max(self._score_inc() - bound, 0.0) / max(abs(self.inc.value), 1e-12)
 
     # ---- entry points of the parallel search (minlp_fs.exact.parallel) ------------------------
-    def start(self, start) -> list:
+    def start(self) -> list:
         """The root node, warm-started by the incumbent heuristic's alpha ([] once the incumbent proves optimal)."""
         self._root()
-        self._heuristic(start)
+        self._heuristic()
         root = self.stack.pop()
         root.alpha = self.inc.alpha
         return [] if self.inc.proves_optimal else [root]
@@ -436,10 +418,10 @@ class _Search:
         bound = self.inst.trivial_bound if self.paper else -np.inf
         self.stack.append(_Node(fixed, free, need, bound, None))
 
-    def search(self, start) -> Status:
+    def search(self) -> Status:
         bar = tqdm(disable=not self.method.progress, unit="node", desc=f"bnb {self.inst.name}")
         try:
-            roots = self.start(start)   # a stop in the heuristic leaves the root open: a valid bound
+            roots = self.start()   # a stop in the heuristic leaves the root open: a valid bound
             status = self.search_nodes(roots, bar=bar)
         except SearchStopped as stop:
             status = stop.status

@@ -16,8 +16,12 @@ Four things make the enumeration cheaper than re-fitting every subset from scrat
   alpha (the dual polytope Delta does not depend on beta).
 * A subset's solve stops as soon as duality proves it worse than the best subset of its chunk so
   far (``AlphaSubproblem.solve(worse_than=...)``: the dual value f(alpha) bounds g from above, minus
-  the SVM primal from below); only subsets that may win are solved to the full tolerance.
-* Contiguous rank ranges (``unrank`` gives any rank's subset) are independent chunks, solved in
+  the SVM primal from below); only subsets that may win are solved to the full tolerance. With a
+  polynomial kernel, the swap's pass over the base matrix also gives the warm start's gradient, and
+  SMO's first steps run on kernel rows computed from the base (:mod:`minlp_fs.alpha.opening`): a
+  subset stopped within them never has its kernel matrix built, and every step is the one the full
+  solve takes.
+* Contiguous rank ranges (:func:`~.revolving_door.unrank` gives any rank's subset) are independent chunks, solved in
   parallel processes. Chunking depends only on C(n, B), never on ``n_jobs``, so every subset gets
   the same warm start and the result is identical for any ``n_jobs`` (ties: lowest rank wins).
 
@@ -35,93 +39,25 @@ from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from ..alpha import BACKENDS, DEFAULT_TOL, AlphaSubproblem
+from ..alpha.opening import Opening
 from ..blas import one_blas_thread
 from ..errors import InputError
-from ..methods import Method
-from ..options import check_value, n_jobs_option, option, time_limit_option
+from ..methods import Method, method_class
+from ..options import n_jobs_option, option, time_limit_option
 from ..workers import n_workers
 from ..result import Status
 from ..stopping import SearchStopped
+from .opened_walk import opened_fits
+from .revolving_door import _walk
 
 #: swaps between two rebuilds of the base matrix from scratch (bounds floating-point drift)
 REBUILD_EVERY = 1000
+#: ``incumbent="auto"`` runs LS* first above this many subsets, else the alpha-start (2 QPs). Ionosphere poly5 fit
+#: B = 8 (8 chunks of 1,000): 0.081 ms per subset against the chunks' own best, 0.062 against the alpha-start's
+#: value, 0.045 against LS*'s (which took 1.2 s: the time of about 27,000 subsets)
+AUTO_LS_FROM = 100_000
 #: default chunk length: about C(n, B) / TARGET_CHUNKS, clipped to [MIN_CHUNK, MAX_CHUNK]
 TARGET_CHUNKS, MIN_CHUNK, MAX_CHUNK = 64, 64, 1000
-
-
-def _check_nk(n: int, k: int) -> None:
-    check_value("k-subsets", "n", n, int, low=0)
-    check_value("k-subsets", "k", k, int)
-    if not 0 <= k <= n:
-        raise InputError(f"need 0 <= k <= n for k-subsets of n elements; got n={n}, k={k}")
-
-
-def unrank(rank: int, n: int, k: int) -> tuple:
-    """The subset (sorted tuple) at position ``rank`` of the revolving-door order R(n, k)."""
-    _check_nk(n, k)
-    total = math.comb(n, k)
-    if not 0 <= rank < total:
-        raise InputError(f"rank {rank} is out of range: R({n}, {k}) has {total} subsets")
-    chosen = []
-    while 0 < k < n:
-        first = math.comb(n - 1, k)          # length of the R(n-1, k) part
-        if rank >= first:                    # in the reversed R(n-1, k-1) part, with n-1 added
-            chosen.append(n - 1)
-            rank = math.comb(n - 1, k - 1) - 1 - (rank - first)
-            k -= 1
-        n -= 1
-    chosen.extend(range(k))                  # k == n: the only subset is everything left
-    return tuple(sorted(chosen))
-
-
-def _successor(c: list, t: int):
-    """Advance c[1..t] (with sentinel c[t+1] = n) to the next subset: Knuth's Algorithm R, steps R3-R5.
-
-    Returns the swap (j_out, j_in), or None after the last subset.
-    """
-    if t % 2:                                # R3, t odd: try to increase c_1
-        if c[1] + 1 < c[2]:
-            c[1] += 1
-            return c[1] - 1, c[1]
-        j, decrease = 2, True
-    else:                                    # R3, t even: try to decrease c_1
-        if c[1] > 0:
-            c[1] -= 1
-            return c[1] + 1, c[1]
-        j, decrease = 2, False
-    while j <= t:
-        if decrease:                         # R4 (here c_j = c_{j-1} + 1)
-            if c[j] >= j:
-                out = c[j]
-                c[j], c[j - 1] = c[j - 1], j - 2
-                return out, j - 2
-        elif c[j] + 1 < c[j + 1]:            # R5 (here c_{j-1} = j - 2)
-            out = c[j - 1]
-            c[j - 1] = c[j]
-            c[j] += 1
-            return out, c[j]
-        j += 1
-        decrease = not decrease
-    return None
-
-
-def revolving_door(n: int, k: int, start: int = 0, stop: int | None = None):
-    """Yield the subsets of ranks start..stop-1 of R(n, k) as sorted tuples."""
-    total = math.comb(n, k) if 0 <= k <= n else 0
-    stop = total if stop is None else min(stop, total)
-    for _, subset in _walk(n, k, start, stop):
-        yield subset
-
-
-def _walk(n: int, k: int, start: int, stop: int):
-    """Yield (move, subset) for ranks start..stop-1: move is None first, then the swap (j_out, j_in)."""
-    if start >= stop:
-        return
-    c = [None, *unrank(start, n, k), n]
-    yield None, tuple(c[1:k + 1])
-    for _ in range(start + 1, stop):
-        move = _successor(c, k)
-        yield move, tuple(c[1:k + 1])
 
 
 def gram_walk(instance, start: int, stop: int, rebuild_every: int = REBUILD_EVERY):
@@ -145,6 +81,16 @@ def gram_walk(instance, start: int, stop: int, rebuild_every: int = REBUILD_EVER
         yield subset, K, rebuilt
 
 
+def _matrix_fits(oracle, start: int, stop: int, worse_than):
+    """Yield (rank, subset, fit, rebuilt, 0) for ranks start..stop-1, each subset solved on its kernel matrix
+    warm-started from the previous subset's alpha (the shape of :func:`.opened_walk.opened_fits`)."""
+    alpha = None
+    for rank, (subset, K, rebuilt) in enumerate(gram_walk(oracle.instance, start, stop, REBUILD_EVERY), start):
+        fit = oracle.solve(subset, warm_start=alpha, K=K, worse_than=worse_than())
+        alpha = fit.alpha
+        yield rank, subset, fit, rebuilt, 0
+
+
 @dataclass
 class _Chunk:
     """What a worker returns for ranks start..start+n_done-1: its best subset and counters."""
@@ -161,30 +107,41 @@ class _Chunk:
     timed_out: bool = False
 
 
-def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float, deadline=None) -> _Chunk:
+def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float, deadline=None,
+                     seed: float | None = None) -> _Chunk:
     """Solve the alpha-subproblem of every subset of ranks start..stop-1, warm-starting SMO.
 
-    Stops after the first subset at the trivial bound (paper sense: optimal) or past ``deadline`` (a
-    :class:`~minlp_fs.stopping.Deadline`, a wall-clock instant valid in any process); at least one
-    subset is always solved.
+    Every solve stops early once proven worse than the better of ``seed`` (the run's incumbent value when the
+    chunks were dealt) and the chunk's best so far. Stops after the first subset at the trivial bound (paper
+    sense: optimal) or past ``deadline`` (a :class:`~minlp_fs.stopping.Deadline`, a wall-clock instant valid
+    in any process); at least one subset is always solved.
     """
     chunk = _Chunk(start)
     oracle = AlphaSubproblem(instance, backend=backend, tol=tol, cache=False)
-    alpha = None
+
+    def worse_than():
+        best = chunk.best_value
+        return seed if best is None or (seed is not None and instance.better(seed, best)) else best
+
+    if Opening.applies(oracle):   # the same Fits, most of them without a kernel matrix (module docstring)
+        fits = opened_fits(Opening(oracle), start, stop, worse_than, REBUILD_EVERY)
+    else:
+        fits = _matrix_fits(oracle, start, stop, worse_than)
     with one_blas_thread():
-        for rank, (subset, K, rebuilt) in enumerate(gram_walk(instance, start, stop), start):
-            fit = oracle.solve(subset, warm_start=alpha, K=K, worse_than=chunk.best_value)
-            alpha = fit.alpha
-            chunk.n_done += 1
-            chunk.n_rebuilds += rebuilt
-            if not fit.exact:  # proven worse than the chunk's incumbent: its solve stopped early
-                chunk.n_stopped_early += 1
-            elif chunk.best_value is None or instance.better(fit.value, chunk.best_value):
-                chunk.best_rank, chunk.best_value = rank, fit.value
-                chunk.best_subset, chunk.best_alpha = subset, alpha
-            if fit.exact and instance.proves_optimal(fit.value):
-                chunk.hit_bound = True
-                break
+        for rank, subset, fit, rebuilt, decided in fits:
+            chunk.n_done += decided   # stopped early by their opening steps, never built
+            chunk.n_stopped_early += decided
+            if fit is not None:
+                chunk.n_done += 1
+                chunk.n_rebuilds += rebuilt
+                if not fit.exact:  # proven worse than the chunk's incumbent: its solve stopped early
+                    chunk.n_stopped_early += 1
+                elif chunk.best_value is None or instance.better(fit.value, chunk.best_value):
+                    chunk.best_rank, chunk.best_value = rank, fit.value
+                    chunk.best_subset, chunk.best_alpha = subset, fit.alpha
+                if fit.exact and instance.proves_optimal(fit.value):
+                    chunk.hit_bound = True
+                    break
             if deadline is not None and deadline.expired() and rank + 1 < stop:
                 chunk.timed_out = True
                 break
@@ -202,7 +159,10 @@ class Enumeration(Method):
 
     ``backend="libsvm"`` re-fits every subset cold with libsvm (the paper's solver) for reference.
     An ``oracle`` passed to :meth:`solve` lends its KKT tolerance; solves run in worker processes
-    with their own solver. ``start`` is ignored: enumeration needs none.
+    with their own solver. A ``start`` (a subset, or a start by name) and the ``incumbent`` heuristic are
+    solved first, and every solve stops early once proven worse than the better of their value and its
+    chunk's best (SMO backend). The optimum is the same whatever they are; among subsets tied with theirs
+    to within PRUNE_RTOL (relative), theirs is the one reported.
     """
 
     n_jobs: int = n_jobs_option()
@@ -211,9 +171,24 @@ class Enumeration(Method):
     backend: str = option("smo", str, choices=BACKENDS, doc="alpha-subproblem solver (libsvm: the paper's, cold)")
     chunk_size: int | None = option(None, int, low=1, none=True,
                                     doc="subsets per chunk (None: about C(n, B) / 64, within [64, 1000])")
+    incumbent: str = option("auto", str,
+                            doc="heuristic run first, whose value every solve stops early against ('none': only the "
+                                f"start; 'auto': ls* above {AUTO_LS_FROM:,} subsets, else alpha-start)")
 
     name = "enumerate"
+    uses_start = True
     certifies = True
+
+    def check(self) -> None:
+        super().check()
+        if self.incumbent not in ("none", "auto") and method_class(self.incumbent).certifies:
+            raise InputError(f"enumerate: incumbent must be a heuristic, 'auto' or 'none'; got {self.incumbent!r}")
+
+    def heuristic(self, n_subsets: int) -> str:
+        """The incumbent heuristic for C(n, B) = ``n_subsets`` (``auto``: see AUTO_LS_FROM)."""
+        if self.incumbent != "auto":
+            return self.incumbent
+        return "ls*" if n_subsets > AUTO_LS_FROM else "alpha-start"
 
     def _search(self, run) -> Status:
         instance = run.instance
@@ -223,15 +198,23 @@ class Enumeration(Method):
         ranges = ((a, min(a + size, total)) for a in range(0, total, size))  # lazy: C(n,B) may be huge
         tol = run.oracle.tol if run.has_oracle else DEFAULT_TOL
         deadline = run.deadline if self.time_limit is not None else None
-        tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, deadline)
+        inc = run.incumbent
+        heuristic = self.heuristic(total)
+        try:
+            run.seed_incumbent(heuristic, tol)
+        finally:
+            run.n_svm_solves = run.seed_solves
+        seed = inc.value   # fixed before the chunks are dealt: the same stops for any n_jobs
+        tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, deadline, seed)
                  for a, b in ranges)
-        if self.n_jobs == 1 or total <= size:
+        if inc.proves_optimal:   # the seed is at the trivial bound: nothing to enumerate
+            chunks = (chunk for chunk in ())
+        elif self.n_jobs == 1 or total <= size:
             chunks = (f(*args, **kw) for f, args, kw in tasks)
         else:  # processes by default (loky); a joblib.parallel_config(backend="dask") reaches a cluster
             chunks = Parallel(n_jobs=n_workers(self.n_jobs), return_as="generator")(tasks)
 
-        inc = run.incumbent
-        status, n_done, n_rebuilds, n_chunks, best_rank, hit = Status.OPTIMAL, 0, 0, 0, None, False
+        status, n_done, n_rebuilds, n_chunks, best_rank, hit = Status.OPTIMAL, 0, 0, 0, None, inc.proves_optimal
         n_early = 0
         bar = tqdm(total=total, disable=not self.progress, unit="subset", desc=f"enumerate {instance.name}")
         try:
@@ -261,10 +244,10 @@ class Enumeration(Method):
         complete = status == Status.OPTIMAL
         info = {"n_subsets": total, "n_done": n_done, "chunk_size": size, "n_chunks": n_chunks,
                 "n_swaps": n_done - n_rebuilds, "n_rebuilds": n_rebuilds, "n_stopped_early": n_early,
-                "argmin_rank": best_rank,
+                "argmin_rank": best_rank, "incumbent": heuristic, "incumbent_svm_solves": run.seed_solves,
                 "stopped_at_trivial_bound": hit, "backend": self.backend, "n_jobs": self.n_jobs}
         run.info.update(info)
         run.message = "" if complete else f"{status}: {n_done} of {total} subsets enumerated"
-        run.n_svm_solves, run.certified = n_done, complete
+        run.n_svm_solves, run.certified = run.seed_solves + n_done, complete
         run.bound = inc.value if complete and not hit else None
         return status

@@ -66,7 +66,7 @@ def test_frontier_partitions_the_open_subsets(instances, monkeypatch):
 
     method = BranchAndBound(incumbent="none")
     search = _Search(method, Run(method, inst, None, None, None))
-    frontier = parallel.grow_frontier(search, search.start(None), target=20)
+    frontier = parallel.grow_frontier(search, search.start(), target=20)
     assert len(frontier) >= 20
     assert sum(parallel._size(n) for n in frontier) == comb(inst.n, inst.B)
 
@@ -142,7 +142,7 @@ def test_a_stopped_subtree_reports_a_valid_open_bound(sense):
     table = value_table(inst, sizes=[inst.B])
     method = BranchAndBound(incumbent="none")
     search = _Search(method, Run(method, inst, None, None, None))
-    frontier = parallel.grow_frontier(search, search.start(None), target=8)
+    frontier = parallel.grow_frontier(search, search.start(), target=8)
     checked = 0
     for node in frontier:
         inside = [inst.score(v) for S, v in table.items() if set(node.fixed) <= set(S) <= set(node.fixed) | set(node.free)]
@@ -161,7 +161,7 @@ def test_a_worker_hands_back_what_its_node_budget_left_open():
     inst = random_instance(5, 40, 12, 5, "poly2", "fit")
     method = BranchAndBound(incumbent="none")
     search = _Search(method, Run(method, inst, None, None, None))
-    root = search.start(None)[0]
+    root = search.start()[0]
     r = parallel._run_subtree(BranchAndBound(incumbent="none"), inst, root, (None, None, None), None, 1e-7, False, budget=1)
     assert r["status"] == "optimal" and r["counts"]["nodes"] == 1 and r["open_bound"] is None
     expected = search.expand(root)

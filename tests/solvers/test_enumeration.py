@@ -16,7 +16,8 @@ from minlp_fs.datasets import load_dataset, make_synthetic
 from minlp_fs.errors import InputError
 from minlp_fs.instance import make_instance
 from minlp_fs.solvers import enumeration
-from minlp_fs.solvers.enumeration import Enumeration, gram_walk, revolving_door, unrank
+from minlp_fs.solvers.enumeration import Enumeration, gram_walk
+from minlp_fs.solvers.revolving_door import revolving_door, unrank
 
 DATA = Path("/work/shared/datasets")
 RTOL = 1e-6
@@ -130,7 +131,7 @@ def test_optimum_matches_independent_loop_in_both_senses(synthetic, kernel, B):
     for sense in ("paper", "fit"):
         inst = make_instance(X, y, B, kernel, sense=sense)
         values = values or reference_values(inst)
-        res = Enumeration(chunk_size=4).solve(inst)
+        res = Enumeration(chunk_size=4, incumbent="none").solve(inst)
         check_against_reference(res, inst, values)
         assert res.method == "enumerate" and res.sense == sense
         assert res.status == "optimal" and res.certified
@@ -154,7 +155,7 @@ def test_two_processes_give_the_same_result_as_one(synthetic, sense):
     one, two = (Enumeration(n_jobs=j, chunk_size=6).solve(inst) for j in (1, 2))
     assert two.objective == one.objective and two.features == one.features
     np.testing.assert_array_equal(two.alpha, one.alpha)
-    assert two.n_svm_solves == one.n_svm_solves == math.comb(inst.n, 3)
+    assert two.n_svm_solves == one.n_svm_solves == math.comb(inst.n, 3) + one.info["incumbent_svm_solves"]
     assert two.info["argmin_rank"] == one.info["argmin_rank"]
 
 
@@ -171,7 +172,7 @@ def test_cleveland_poly2_matches_independent_loop(cleveland):
     for sense in ("paper", "fit"):
         inst = make_instance(d.X, d.y, 2, "poly2", sense=sense)
         values = values or reference_values(inst, tol=1e-6)  # libsvm is slow on m = 297; 1e-6 suffices
-        res = Enumeration().solve(inst)
+        res = Enumeration(incumbent="none").solve(inst)
         check_against_reference(res, inst, values)
         assert res.certified and res.n_svm_solves == math.comb(13, 2)
 
@@ -181,7 +182,7 @@ def test_paper_sense_stops_at_the_trivial_bound(cleveland):
     inst = make_instance(d.X, d.y, 1, "poly2", sense="paper")
     values = reference_values(inst, tol=1e-6)
     assert min(values.values()) == pytest.approx(inst.trivial_bound, rel=RTOL)
-    results = [Enumeration(n_jobs=j, chunk_size=2).solve(inst) for j in (1, 2)]
+    results = [Enumeration(n_jobs=j, chunk_size=2, incumbent="none").solve(inst) for j in (1, 2)]
     for res in results:
         check_against_reference(res, inst, values)
         assert res.info["stopped_at_trivial_bound"] and res.degenerate and res.certified
@@ -190,26 +191,53 @@ def test_paper_sense_stops_at_the_trivial_bound(cleveland):
         first_hit = min(r for r, S in enumerate(revolving_door(inst.n, 1)) if inst.is_degenerate(values[S]))
         assert res.info["n_done"] == first_hit + 1
     assert results[0].features == results[1].features and results[0].objective == results[1].objective
-    fit = Enumeration().solve(inst.with_params(sense="fit"))
+    fit = Enumeration(incumbent="none").solve(inst.with_params(sense="fit"))
     assert not fit.info["stopped_at_trivial_bound"] and fit.n_svm_solves == inst.n
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "rbf"])
+def test_a_seeded_incumbent_changes_the_cost_not_the_optimum(synthetic, kernel):
+    """The start and the incumbent heuristic are solved first; every solve then stops early against their
+    value: the same certified optimum as without them, more early stops, their solves counted."""
+    X, y = synthetic
+    for sense in ("paper", "fit"):
+        inst = make_instance(X, y, 3, kernel, sense=sense)
+        plain = Enumeration(chunk_size=5, incumbent="none").solve(inst)
+        for incumbent, start in (("alpha-start", None), ("ls*", None), ("none", [0, 1, 2])):
+            res = Enumeration(chunk_size=5, incumbent=incumbent).solve(inst, start=start)
+            assert res.certified and res.objective == pytest.approx(plain.objective, rel=1e-9)
+            assert res.n_svm_solves == res.info["n_done"] + res.info["incumbent_svm_solves"]
+            assert res.info["incumbent_svm_solves"] >= 1
+            if not res.info["stopped_at_trivial_bound"]:
+                assert res.info["n_done"] == math.comb(inst.n, 3)
+                assert res.info["n_stopped_early"] >= plain.info["n_stopped_early"]
+
+
+def test_auto_incumbent_is_ls_star_on_large_enumerations_only():
+    assert Enumeration().heuristic(enumeration.AUTO_LS_FROM + 1) == "ls*"
+    assert Enumeration().heuristic(enumeration.AUTO_LS_FROM) == "alpha-start"
+    assert Enumeration(incumbent="none").heuristic(10 ** 9) == "none"
+    for bad in ("enumerate", "bnb"):
+        with pytest.raises(InputError, match="incumbent must be a heuristic"):
+            Enumeration(incumbent=bad).solve(make_instance(make_synthetic(m=20, seed=0).X, make_synthetic(m=20, seed=0).y, 2))
 
 
 # ---- interruption, time limit, options ------------------------------------------------------
 
 def test_keyboard_interrupt_keeps_finished_chunks(synthetic, monkeypatch):
     X, y = synthetic
-    inst = make_instance(X, y, 3, "poly2", sense="fit")
+    inst = make_instance(X, y, 3, "rbf", sense="fit")   # every subset through the oracle's solve (no opening)
     calls = {"n": 0}
 
     class Interrupting(enumeration.AlphaSubproblem):
-        def solve(self, subset, warm_start=None, K=None, worse_than=None, neighbours=None):
+        def solve(self, *args, **kwargs):
             calls["n"] += 1
             if calls["n"] == 13:
                 raise KeyboardInterrupt
-            return super().solve(subset, warm_start=warm_start, K=K, worse_than=worse_than, neighbours=neighbours)
+            return super().solve(*args, **kwargs)
 
     monkeypatch.setattr(enumeration, "AlphaSubproblem", Interrupting)
-    res = Enumeration(chunk_size=5).solve(inst)
+    res = Enumeration(chunk_size=5, incumbent="none").solve(inst)
     assert res.status == "interrupted" and not res.certified and res.bound is None
     assert res.info["n_done"] == res.n_svm_solves == 10 and res.info["n_subsets"] == math.comb(7, 3)
     assert "10 of 35" in res.message

@@ -1,0 +1,120 @@
+"""Enumeration's cost per subset, two versions side by side in one run, on the same ranks.
+
+    python benchmarks/bench_enumeration.py --old REV [--data-dir ../shared/datasets] [--chunks 6] [--repeats 2]
+
+For each case (dataset, kernel, B, sense), ``--chunks`` runs of 1,000 consecutive ranks of the revolving-door
+order, drawn with a fixed seed, are enumerated as ``Enumeration``'s workers do (``_enumerate_chunk``: every
+solve stops early against the chunk's best so far), by ``REV`` (a temporary git worktree) and by this
+checkout, each in its own process, alternating old, new, old, new (``--repeats`` times; the least CPU time of
+each is kept), on one BLAS thread. Both must find the same best subset and value and stop the same subsets
+early (column "same"): the new code's opened solves (:mod:`minlp_fs.alpha.opening`) take the old solves'
+steps. The new version then runs the same chunks seeded with LS*'s value (``Enumeration``'s incumbent
+``auto`` above 100,000 subsets; LS*'s own time not included: it is paid once per enumeration). Writes the
+section ``bench_enumeration`` of RESULTS.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from _common import add_io_args, command, machine, write_section
+from bench_versions import old_checkout
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+#: (dataset, kernel, B, sense): fit-sense polynomial enumerations (where the opening applies; German's rows
+#: repeat, so its subsets are solved over groups, on their matrices), and two where it does not apply
+CASES = [("ionosphere", "poly5", 8, "fit"), ("ionosphere", "poly2", 5, "fit"), ("bcd", "poly3", 6, "fit"),
+         ("sonar", "poly3", 3, "fit"), ("parkinsons", "poly3", 6, "fit"), ("cleveland", "poly2", 6, "fit"),
+         ("german", "poly3", 3, "fit"), ("ionosphere", "poly5", 6, "paper"), ("ionosphere", "rbf", 4, "fit")]
+CHUNK = 1000
+
+WORKER = r"""
+import json, math, sys, time
+import numpy as np
+from threadpoolctl import threadpool_limits
+from minlp_fs.datasets import load_dataset, make_synthetic
+from minlp_fs.instance import make_instance
+from minlp_fs.solvers import enumeration as E
+cases, data_dir, n_chunks, chunk, seeded = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+with threadpool_limits(1):
+    d = make_synthetic(m=60, seed=0)
+    for kernel in ("poly2", "poly3", "poly5", "rbf"):   # numba's compiled code loaded before any timing
+        for sense in ("paper", "fit"):
+            E._enumerate_chunk(make_instance(d.X, d.y, B=3, kernel=kernel, sense=sense), 0, 50, "smo", 1e-5)
+    for name, kernel, B, sense in cases:
+        data = load_dataset(name, data_dir)
+        inst = make_instance(data.X, data.y, B=B, kernel=kernel, sense=sense, name=data.name)
+        total = math.comb(inst.n, B)
+        starts = np.random.default_rng(0).integers(0, total - chunk, n_chunks)
+        options = {}
+        if seeded:
+            from minlp_fs.api import solve
+            options["seed"] = solve(inst, method="ls*").objective
+        rows = []
+        c0 = time.process_time()
+        for a in starts:
+            ch = E._enumerate_chunk(inst, int(a), int(a) + chunk, "smo", 1e-5, **options)
+            rows.append([ch.best_rank, ch.best_value, ch.n_stopped_early, ch.n_done])
+        cpu = time.process_time() - c0
+        print(json.dumps({"case": [name, kernel, B, sense], "cpu": cpu, "chunks": rows}), flush=True)
+"""
+
+
+def run(checkout: Path, data_dir: str, n_chunks: int, seeded: bool) -> dict:
+    out = subprocess.run([sys.executable, "-c", WORKER, json.dumps(CASES), data_dir, str(n_chunks), str(CHUNK),
+                          "1" if seeded else "0"], cwd=checkout, env={"PYTHONPATH": str(checkout), **_env()},
+                         check=True, capture_output=True, text=True).stdout
+    return {tuple(r["case"]): r for r in map(json.loads, out.splitlines())}
+
+
+def _env() -> dict:
+    import os
+
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
+def keep_least(best: dict, new: dict) -> None:
+    for case, row in new.items():
+        if case not in best or row["cpu"] < best[case]["cpu"]:
+            best[case] = row
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", required=True, help="git revision to compare with")
+    ap.add_argument("--chunks", type=int, default=6)
+    ap.add_argument("--repeats", type=int, default=2)
+    add_io_args(ap)
+    args = ap.parse_args(argv)
+    data_dir = str(Path(args.data_dir).resolve())
+    old, new, seeded = {}, {}, {}
+    with old_checkout(args.old) as (checkout, sha):
+        for _ in range(args.repeats):
+            keep_least(old, run(checkout, data_dir, args.chunks, False))
+            keep_least(new, run(ROOT, data_dir, args.chunks, False))
+        keep_least(seeded, run(ROOT, data_dir, args.chunks, True))
+    n = args.chunks * CHUNK
+    lines = ["| dataset | kernel | B | sense | old ms / subset | new ms / subset | old / new | same | "
+             "new, seeded by LS*: ms / subset | old / seeded | stopped early (of " + f"{n:,}) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for case in map(tuple, CASES):
+        o, w, s = old[case], new[case], seeded[case]
+        same = o["chunks"] == w["chunks"]
+        lines.append(f"| {' | '.join(map(str, case))} | {1e3 * o['cpu'] / n:.3f} | {1e3 * w['cpu'] / n:.3f} | "
+                     f"{o['cpu'] / w['cpu']:.2f}x | {same} | {1e3 * s['cpu'] / n:.3f} | {o['cpu'] / s['cpu']:.2f}x | "
+                     f"{sum(c[2] for c in w['chunks']):,} / {sum(c[2] for c in s['chunks']):,} (seeded) |")
+    body = [f"Command: `{command('bench_enumeration.py', argv)}` (from the repository root). Machine: {machine()}.",
+            "", f"Old: {sha}; new: this checkout. CPU time per subset over {args.chunks} chunks of {CHUNK:,} "
+            "consecutive ranks (fixed seed), least of the repetitions; \"same\": the same best rank, value, early "
+            "stops and subsets in every chunk.", "", *lines]
+    write_section(args.output, "bench_enumeration",
+                  "\n".join(["## Enumeration per subset, two versions (bench_enumeration.py)", "", *body]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Enumeration's opened solves (alpha/opening.py, solvers/opened_walk.py) compute what the matrix's solves compute.
+
+The claim is exact: the swap's pass gives the bits of swap + apply + SMO's full gradient, SMO's opening steps
+on rows computed from the base are the full solve's first steps, and an enumeration chunk returns the same
+best subset, value, alpha and counts with or without them, bit for bit.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from minlp_fs.alpha import AlphaSubproblem
+from minlp_fs.alpha.opening import Opening, _poly_opening, _poly_swap_gradient
+from minlp_fs.alpha.smo import _full_gradient, feasible_start, smo_solve
+from minlp_fs.datasets import make_synthetic
+from minlp_fs.instance import make_instance
+from minlp_fs.kernels import PolynomialKernel
+from minlp_fs.solvers import enumeration, opened_walk
+
+
+def _instance(kernel="poly3", B=4, sense="fit", m=60, n=9, seed=0, levels=None):
+    d = make_synthetic(m=m, n_informative=3, n_noise=n - 3, seed=seed)
+    X = d.X if levels is None else np.floor(d.X * levels) / levels   # few values per feature: repeated rows
+    return make_instance(X, d.y, B, kernel, sense=sense)
+
+
+def _feasible_alpha(inst, seed):
+    rng = np.random.default_rng(seed)
+    alpha = np.where(rng.random(inst.m) < 0.4, inst.C, rng.random(inst.m) * inst.C)
+    pos, neg = inst.y > 0, inst.y < 0
+    alpha[neg] *= alpha[pos].sum() / alpha[neg].sum()   # y'alpha = 0, inside the box for these draws
+    return feasible_start(np.minimum(alpha, inst.C), inst.y, inst.C)
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3, 4, 5])
+def test_swap_pass_gives_the_bits_of_swap_apply_and_full_gradient(degree):
+    inst = _instance(f"poly{degree}")
+    kern, X, y = inst.kernel, inst.X, inst.y.astype(float)
+    alpha = _feasible_alpha(inst, degree)
+    base = kern.base(X, [0, 2, 5])
+    expected_base = kern.swap(base.copy(), X, 2, 7)
+    K = kern.apply(expected_base)
+    expected_grad = np.empty(inst.m)
+    _full_gradient(K, y, alpha, expected_grad)
+    grad, diag = np.empty(inst.m), np.empty(inst.m)
+    _poly_swap_gradient(base, np.ascontiguousarray(X[:, 2]), np.ascontiguousarray(X[:, 7]), kern.gamma, kern.coef0,
+                        kern.degree, y, alpha, grad, diag)
+    assert np.array_equal(base, expected_base)
+    assert np.array_equal(grad, expected_grad)
+    assert np.array_equal(diag, np.diagonal(K))
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly5"])
+@pytest.mark.parametrize("steps", [0, 1, 7, 30])
+def test_opening_takes_the_full_solves_first_steps(kernel, steps):
+    """Stopping after exactly ``steps`` steps (a threshold just below f there), the opening returns the full
+    solve's alpha and tracked value, bit for bit; with fewer steps allowed it does not decide."""
+    inst = _instance(kernel)
+    kern, y, C = inst.kernel, inst.y.astype(float), float(inst.C)
+    base = kern.base(inst.X, [1, 3, 4, 8])
+    K = kern.apply(base)
+    alpha0 = _feasible_alpha(inst, steps)
+    grad0 = np.empty(inst.m)
+    _full_gradient(K, y, alpha0, grad0)
+    path = smo_solve(K, y, C, alpha0=alpha0, tol=1e-5, max_iter=steps)   # f after ``steps`` steps
+    assert path.iterations == steps
+    below = path.value + 1e-9 * abs(path.value)   # f there is below it, f one step earlier is not
+    full = smo_solve(K, y, C, alpha0=alpha0, tol=1e-5, below=below)
+    assert full.stopped_early and full.iterations == steps
+    buffers, U = np.empty((6, inst.m)), np.full(inst.m, C)
+    args = (base, kern.gamma, kern.coef0, kern.degree, np.diagonal(K).copy(), y, U)
+    alpha, grad = alpha0.copy(), grad0.copy()
+    decided, taken, value = _poly_opening(*args, alpha, grad, 1e-5, below, steps, buffers)
+    assert decided and taken == steps
+    assert np.array_equal(alpha, full.alpha) and value == full.value
+    if steps:
+        assert not _poly_opening(*args, alpha0.copy(), grad0.copy(), 1e-5, below, steps - 1, buffers)[0]
+
+
+def _chunks(inst, start, stop, monkeypatch, opened: bool):
+    with monkeypatch.context() as patch:
+        if not opened:
+            patch.setattr(Opening, "applies", staticmethod(lambda oracle: False))
+        patch.setattr(enumeration, "REBUILD_EVERY", 11)   # several rebuilds within the chunk
+        return enumeration._enumerate_chunk(inst, start, stop, "smo", 1e-5)
+
+
+@pytest.mark.parametrize("kernel,B,levels", [("poly2", 4, None), ("poly3", 3, None), ("poly5", 5, None),
+                                             ("poly3", 3, 2), ("poly2", 4, 3)])
+def test_enumeration_chunk_is_the_same_with_and_without_the_opening(kernel, B, levels, monkeypatch):
+    inst = _instance(kernel, B=B, levels=levels)
+    calls = []
+    apply = PolynomialKernel.apply
+    monkeypatch.setattr(PolynomialKernel, "apply", lambda self, *a, **k: calls.append(1) or apply(self, *a, **k))
+    total = math.comb(inst.n, B)
+    for start, stop in [(0, 80), (17, total)]:
+        calls.clear()
+        opened = _chunks(inst, start, stop, monkeypatch, True)
+        n_opened = len(calls)
+        plain = _chunks(inst, start, stop, monkeypatch, False)
+        assert opened.best_rank == plain.best_rank and opened.best_value == plain.best_value
+        assert np.array_equal(opened.best_alpha, plain.best_alpha)
+        assert (opened.n_done, opened.n_stopped_early, opened.n_rebuilds) == \
+            (plain.n_done, plain.n_stopped_early, plain.n_rebuilds)
+        if levels is None:   # rows all distinct: most stops decided without a kernel matrix
+            assert n_opened < (stop - start) / 2 < len(calls) - n_opened
+
+
+def test_opening_applies_to_fit_sense_polynomial_smo_only():
+    assert Opening.applies(AlphaSubproblem(_instance("poly2", sense="fit")))
+    assert not Opening.applies(AlphaSubproblem(_instance("poly2", sense="paper")))
+    assert not Opening.applies(AlphaSubproblem(_instance("rbf", sense="fit")))
+    assert not Opening.applies(AlphaSubproblem(_instance("poly2", sense="fit"), backend="libsvm"))
+
+
+def test_opened_walk_reports_every_rank_once(monkeypatch):
+    """Runs and handed-back subsets together cover ranks start..stop-1 in order, whatever the threshold."""
+    inst = _instance("poly3", B=4)
+    oracle = AlphaSubproblem(inst, cache=False)
+    for threshold in (None, -1e9, 0.0, -40.0):
+        seen, last = 0, None
+        for rank, subset, fit, rebuilt, decided in opened_walk.opened_fits(Opening(oracle), 5, 120,
+                                                                           lambda: threshold, 13):
+            seen += decided + (fit is not None)
+            assert rank == 5 + seen - 1 and (last is None or rank > last)
+            last = rank
+        assert seen == 115
