@@ -198,3 +198,35 @@ def test_the_compiled_gram_is_the_entrywise_formula_bit_for_bit(kernel):
     K = kernel.gram(A)
     np.testing.assert_array_equal(K, entrywise_gram(kernel, A))
     np.testing.assert_array_equal(K, K.T)
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3, 4, 5, 6])
+def test_the_compiled_powers_multiply_left_to_right_for_every_degree(degree):
+    """kernels._power writes out degrees 2, 3 and 5 (so loops around it vectorise): apply, the removal values and the
+    probes' matrices keep the bits of repeated multiplication t * t * ... * t, as for the other degrees."""
+    from minlp_fs.exact.probe_gram import _poly_plus_outer
+    from minlp_fs.kernels import _poly_removal_quads
+
+    kernel = PolynomialKernel(degree=degree, gamma=0.3, coef0=0.7)
+    base = kernel.base(X, [0, 2, 5])
+
+    def power(s):
+        t = kernel.gamma * s + kernel.coef0
+        r = t.copy()
+        for _ in range(degree - 1):
+            r = r * t
+        return r
+
+    np.testing.assert_array_equal(kernel.apply(base), power(base))
+    x = np.ascontiguousarray(X[:, 4])
+    out = np.empty_like(base)
+    _poly_plus_outer(base, x, kernel.gamma, kernel.coef0, degree, out)
+    np.testing.assert_array_equal(out, power(base + np.outer(x, x)))
+    v = np.linspace(-1.0, 1.0, len(X))
+    quads = np.empty(2)
+    _poly_removal_quads(base, np.ascontiguousarray(X[:, [0, 5]]), v, kernel.gamma, kernel.coef0, degree, quads)
+    for t, j in enumerate([0, 5]):
+        K = power(base - np.outer(X[:, j], X[:, j]))
+        row = [sum(K[a, b] * v[b] for b in range(a + 1, len(X))) for a in range(len(X))]
+        expected = 0.5 * sum(v[a] * (2.0 * row[a] + K[a, a] * v[a]) for a in range(len(X)))
+        assert quads[t] == expected

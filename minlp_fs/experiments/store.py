@@ -49,33 +49,52 @@ def _without_time_limit(unit: dict) -> tuple:
     return unit_key({**rest, **({"options": options} if options else {})}), limit
 
 
+def _instance_of(unit: dict) -> str:
+    """The key of a unit's instance: the unit without its method and options."""
+    return unit_key({k: v for k, v in unit.items() if k not in ("method", "options")})
+
+
 def match_records(records: list, units: list) -> tuple[list, list]:
     """(the records of ``units``, the superseded ones). A record answers a unit when its unit is that unit or
     the same unit with a longer ``options.time_limit``: a re-run with a longer limit (of a unit stopped at
-    its own, e.g. ``minlp-fs bench certified --exact-time-limit``) stands for it. Of several, the one with the
-    longest limit is kept (of equal limits, the later in the file), a failed one (``error``) only when no other
-    answers; the others are returned as superseded."""
-    family = {}
+    its own, e.g. ``minlp-fs bench certified --exact-time-limit``) stands for it. A unit of an exact method
+    (bnb, enumerate) is also answered by a certified record of another exact method on the same instance,
+    whatever its options (an optimum proved one way stands for the other's run). Of several, a successful one
+    is kept before a failed one (``error``), a certified before one that is not, the unit's own method before
+    another, and then the longest limit (of equal limits, the later in the file); the others are returned as
+    superseded."""
+    from .metrics import EXACT_METHODS, certifies
+
+    def proven(record: dict) -> bool:   # an exact method's certified answer
+        return record["unit"].get("method") in EXACT_METHODS and "result" in record and certifies(record)
+
+    family, exact = {}, {}
     for u in units:
         rest, limit = _without_time_limit(u)
         family[rest] = limit
+        if u.get("method") in EXACT_METHODS:
+            exact[_instance_of(u)] = rest
     chosen, superseded = {}, []
     for r in records:
         rest, limit = _without_time_limit(r["unit"])
-        if rest not in family:
-            continue
-        own = family[rest]
-        if limit != own and (limit is None or own is None or limit < own):
-            continue
+        foreign = rest not in family
+        if foreign:   # another exact method's certified answer on an exact unit's instance
+            rest = exact.get(_instance_of(r["unit"]))
+            if rest is None or not proven(r):
+                continue
+        else:
+            own = family[rest]
+            if limit != own and (limit is None or own is None or limit < own):
+                continue
+        rank = (failed(r), not proven(r), foreign, -(limit or 0.0))
         old = chosen.get(rest)
         if old is not None:
-            rank = (failed(old), -(_without_time_limit(old["unit"])[1] or 0.0))
-            if rank < (failed(r), -(limit or 0.0)):
+            if old[0] < rank:
                 superseded.append(r)
                 continue
-            superseded.append(old)
-        chosen[rest] = r
-    return list(chosen.values()), superseded
+            superseded.append(old[1])
+        chosen[rest] = (rank, r)
+    return [r for _, r in chosen.values()], superseded
 
 
 def record_key(record: dict) -> str:

@@ -231,3 +231,29 @@ def test_a_rerun_with_a_longer_time_limit_answers_the_unit_and_supersedes_the_sh
     crashed = {**rec({**base, "options": {"time_limit": 900.0}}, "crash"), "error": "MemoryError"}
     assert [r["tag"] for r in match_records([rec(unit, "120"), crashed], [unit])[0]] == ["120"]
     assert [r["tag"] for r in match_records([crashed], [unit])[0]] == ["crash"]
+
+
+def test_another_exact_methods_certified_answer_stands_for_an_exact_unit():
+    """An exact unit (bnb) whose run stopped at its limit is answered by a certified enumeration of the same
+    instance, whatever its options; an uncertified one, another instance or a heuristic's unit are not; a unit
+    certified by its own method keeps its own record."""
+    from minlp_fs.experiments.store import match_records
+
+    base = {"dataset": "ionosphere", "kernel": "poly5", "B": 8, "sense": "fit"}
+    unit = {**base, "method": "bnb", "options": {"time_limit": 120.0}}
+    ls = {**base, "method": "ls*"}
+
+    def rec(u, tag, certified):
+        return {"unit": u, "tag": tag, "result": {"certified": certified, "degenerate": False}}
+
+    stopped = rec(unit, "bnb 120 s", False)
+    enumerated = rec({**base, "method": "enumerate", "options": {"n_jobs": 2}}, "enumerate", True)
+    unproven = rec({**base, "method": "enumerate"}, "enumerate stopped", False)
+    elsewhere = rec({**base, "B": 9, "method": "enumerate"}, "B = 9", True)
+    chosen, superseded = match_records([stopped, enumerated, unproven, elsewhere, rec(ls, "ls*", False)], [unit, ls])
+    assert sorted(r["tag"] for r in chosen) == ["enumerate", "ls*"]
+    assert [r["tag"] for r in superseded] == ["bnb 120 s"]
+    assert [r["tag"] for r in match_records([stopped, unproven], [unit])[0]] == ["bnb 120 s"]
+    own = rec(unit, "bnb certified", True)
+    assert [r["tag"] for r in match_records([enumerated, own], [unit])[0]] == ["bnb certified"]
+    assert [r["tag"] for r in match_records([own, enumerated], [unit])[0]] == ["bnb certified"]
