@@ -15,9 +15,10 @@ and until SMO's first shrinking pass (after ``_SHRINK_EVERY`` steps) every index
 are indices. So an opening that decides the early stop returns the alpha and tracked value the full solve
 would return; one that does not (within ``OPENING_STEPS``) is dropped and the subset is solved in full
 from the same start and gradient, on the same path as without it. Subsets solved over duplicate rows
-(:meth:`~.oracle.AlphaSubproblem.groups`) get only the test the full solve makes before its first step.
-What an enumeration computes is unchanged (tests/test_opening.py); the stopped subsets' matrices are
-never built.
+(:meth:`~.oracle.AlphaSubproblem.groups`: other steps) are solved on their matrix as before. What an
+enumeration computes is unchanged (tests/test_opening.py); the stopped subsets' matrices are never built.
+The fit sense's early stop (f(alpha) below the incumbent) is the one taken here: the paper sense's, by the
+primal bound, comes after tens of steps, where the matrix's rows are the cheaper (:meth:`Opening.applies`).
 """
 from __future__ import annotations
 
