@@ -36,6 +36,7 @@ class BenchConfig:
     progress: bool = True
     kernels: tuple | None = None
     exact_time_limit: float | None = None
+    exact_method: str = "auto"
 
     def __post_init__(self):
         check_integer("bench", "--jobs", self.jobs, 1)

@@ -123,15 +123,15 @@ def certified_grid(datasets, bmax: dict, kernels=KERNELS, senses=SENSES, methods
     return grid
 
 
-def exact_method(n: int):
-    """``exact(dataset, kernel, B)`` for :func:`certified_grid`: ``minlp-fs certify --method auto``'s choice
-    (:func:`minlp_fs.exact.cli.certify_method`: bnb for polynomial kernels above its subset threshold,
+def exact_method(n: int, method: str = "auto"):
+    """``exact(dataset, kernel, B)`` for :func:`certified_grid`: ``minlp-fs certify --method``'s choice
+    (:func:`minlp_fs.exact.cli.certify_method`; ``auto``: bnb for polynomial kernels above its subset threshold,
     else enumeration) on a dataset with ``n[dataset]`` features."""
     from ..exact.cli import certify_method
     from ..kernels import make_kernel
 
     def choose(ds, kernel, B):
-        return certify_method(SimpleNamespace(n=n[ds], B=B, kernel=make_kernel(kernel)), "auto", None)
+        return certify_method(SimpleNamespace(n=n[ds], B=B, kernel=make_kernel(kernel)), method, None)
     return choose
 
 

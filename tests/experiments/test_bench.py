@@ -59,6 +59,7 @@ def test_report_only_from_raw_records(tmp_path, experiment, methods):
     args = argparse.Namespace(experiment=experiment, quick=True, data_dir=None, jobs=1, backend="loky",
                               scheduler=None, out=str(tmp_path), sense="paper", datasets="synthetic",
                               kernels="poly2", methods=methods, hours=None, solver_time_limit=None, exact_time_limit=None,
+                              exact_method="auto",
                               report_only=True, no_progress=True)
     units = build_grid(config_from_args(args))[0].units
     if experiment == "accuracy":

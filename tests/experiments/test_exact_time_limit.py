@@ -204,3 +204,26 @@ def test_a_general_solvers_own_proof_is_no_certificate_of_the_grid():
     assert reach[("german", "poly3", "fit")]["methods"] == ["bnb"]
     assert reach[("german", "poly3", "paper")]["reach"] == 2
     assert metrics.instance_key(scip_fit["unit"]) not in metrics.certified_optima(recs + [scip_fit])
+
+
+def test_exact_method_flag_sets_every_instance_exact_unit():
+    """``--exact-method enumerate`` / ``bnb``: every exact unit of the grid is an enumeration (no time limit) / a bnb
+    run (with its limit); the default, ``auto``, is certify's choice (bnb for the polynomial kernels above 1,000
+    subsets)."""
+    from minlp_fs.experiments.pipeline import build_grid
+
+    p = argparse.ArgumentParser()
+    add_bench_parser(p.add_subparsers(dest="verb"))
+    flags = ["bench", "certified", "--report-only", "--datasets", "synthetic", "--kernels", "poly2", "--sense", "fit"]
+    methods = {}
+    for choice in ("auto", "enumerate", "bnb"):
+        cfg = config_from_args(p.parse_args(flags + ["--exact-method", choice]))
+        units = build_grid(cfg)[0].units
+        methods[choice] = {u["B"]: (u["method"], str(u.get("options"))) for u in units
+                           if u["method"] in metrics.EXACT_METHODS}
+    assert set(methods["enumerate"].values()) == {("enumerate", "None")}
+    assert set(methods["bnb"].values()) == {("bnb", str({"time_limit": 120.0}))}
+    # synthetic data has 10 features: C(10, B) <= 1,000 for every B, so auto enumerates
+    assert methods["auto"] == methods["enumerate"] and methods["auto"].keys() == methods["bnb"].keys()
+    with pytest.raises(SystemExit):
+        p.parse_args(flags + ["--exact-method", "ls*"])

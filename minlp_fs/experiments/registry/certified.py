@@ -87,7 +87,7 @@ def build(cfg: BenchConfig, measure: bool = True):
             for x in p}
     grid = certified_grid(cfg.pick("datasets"), bmax, kernels=cfg.pick("kernels"), senses=cfg.pick("senses"),
                           methods=cfg.pick("methods"), solver_time_limit=cfg.pick("solver_time_limit"),
-                          exact=exact_method({x.dataset: x.n for x in p}),
+                          exact=exact_method({x.dataset: x.n for x in p}, cfg.exact_method),
                           exact_time_limit=cfg.pick("exact_time_limit"))
     return grid, p
 
