@@ -80,17 +80,21 @@ def _header(cfg: BenchConfig, grid, records, superseded, meta: dict) -> list:
     n_err = sum("error" in r for r in records)
     unit_s = sum(r.get("unit_time_s", 0.0) for r in records)
     keys = {unit_key(u) for u in grid.units}
-    longer = [r for r in records if unit_key(r["unit"]) not in keys]
+    answered = [r for r in records if unit_key(r["unit"]) not in keys]   # by other runs than their own
+    longer = [r for r in answered if "time_limit" in (r["unit"].get("options") or {})]
+    other = [r for r in answered if "time_limit" not in (r["unit"].get("options") or {})]
+    by = ([f"{len(longer)} unit(s) answered by a re-run with a longer time limit ({_limits(longer)})"] if longer else []) \
+        + ([f"{len(other)} by another exact method's certified run "
+            f"({', '.join(sorted({r['unit']['method'] for r in other}))})"] if other else [])
     lines = [f"### {EXPERIMENTS[cfg.experiment].title}" + (" — quick slice" if cfg.quick else ""), "",
              f"- command: `{meta.get('command', command_line())}`",
              f"- machine: {meta.get('machine', machine())}; {meta.get('workers', '')}",
              f"- date: {meta.get('date', '?')}; units in the grid: {len(grid.units)}, in the raw file: "
              f"{len(records)} ({n_err} failed), sum of unit times {unit_s / 60:.1f} min"
              + (f"; last run: {meta['last_run']}" if "last_run" in meta else ""),
-             *([f"- {len(longer)} unit(s) answered by a re-run with a longer time limit "
-                f"({_limits(longer)}), which superseded {len(superseded)} record(s) of "
+             *([f"- {' and '.join(by)}, which superseded {len(superseded)} record(s) of "
                 f"{sum(r.get('unit_time_s', 0.0) for r in superseded) / 60:.1f} min (not in the sum above)"]
-               if longer else []),
+               if answered else []),
              f"- slice: datasets {', '.join(cfg.pick('datasets'))}; kernels {', '.join(cfg.pick('kernels'))}; "
              f"senses {', '.join(cfg.pick('senses'))}; methods {', '.join(cfg.pick('methods'))}"
              + (f"; external solvers limited to {cfg.pick('solver_time_limit'):g} s per run"

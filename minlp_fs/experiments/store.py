@@ -61,8 +61,8 @@ def match_records(records: list, units: list) -> tuple[list, list]:
     (bnb, enumerate) is also answered by a certified record of another exact method on the same instance,
     whatever its options (an optimum proved one way stands for the other's run). Of several, a successful one
     is kept before a failed one (``error``), a certified before one that is not, the unit's own method before
-    another, and then the longest limit (of equal limits, the later in the file); the others are returned as
-    superseded."""
+    another, and then the longest limit (of equal limits, the later in the file); the unit's own others are
+    returned as superseded (another method's run that does not answer it is left out, as any record of no unit)."""
     from .metrics import EXACT_METHODS, certifies
 
     def proven(record: dict) -> bool:   # an exact method's certified answer
@@ -89,10 +89,12 @@ def match_records(records: list, units: list) -> tuple[list, list]:
         rank = (failed(r), not proven(r), foreign, -(limit or 0.0))
         old = chosen.get(rest)
         if old is not None:
-            if old[0] < rank:
-                superseded.append(r)
-                continue
-            superseded.append(old[1])
+            loser = r if old[0] < rank else old[1]
+            if loser is old[1]:
+                chosen[rest] = (rank, r)
+            if _without_time_limit(loser["unit"])[0] in family:   # another method's run never was the unit's
+                superseded.append(loser)
+            continue
         chosen[rest] = (rank, r)
     return [r for _, r in chosen.values()], superseded
 

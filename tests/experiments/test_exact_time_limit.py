@@ -206,7 +206,7 @@ def test_a_general_solvers_own_proof_is_no_certificate_of_the_grid():
     assert metrics.instance_key(scip_fit["unit"]) not in metrics.certified_optima(recs + [scip_fit])
 
 
-def test_exact_method_flag_sets_every_instance_exact_unit():
+def test_exact_method_flag_sets_every_instance_exact_unit(tmp_path):
     """``--exact-method enumerate`` / ``bnb``: every exact unit of the grid is an enumeration (no time limit) / a bnb
     run (with its limit); the default, ``auto``, is certify's choice (bnb for the polynomial kernels above 1,000
     subsets)."""
@@ -214,7 +214,8 @@ def test_exact_method_flag_sets_every_instance_exact_unit():
 
     p = argparse.ArgumentParser()
     add_bench_parser(p.add_subparsers(dest="verb"))
-    flags = ["bench", "certified", "--report-only", "--datasets", "synthetic", "--kernels", "poly2", "--sense", "fit"]
+    flags = ["bench", "certified", "--report-only", "--datasets", "synthetic", "--kernels", "poly2", "--sense", "fit",
+             "--out", str(tmp_path)]
     methods = {}
     for choice in ("auto", "enumerate", "bnb"):
         cfg = config_from_args(p.parse_args(flags + ["--exact-method", choice]))
