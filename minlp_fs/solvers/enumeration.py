@@ -14,16 +14,18 @@ Four things make the enumeration cheaper than re-fitting every subset from scrat
   rebuilt from scratch every ``REBUILD_EVERY`` swaps so rounding errors cannot accumulate.
 * The alpha-subproblem of each subset is solved by SMO warm-started from the previous subset's
   alpha (the dual polytope Delta does not depend on beta).
-* A subset's solve stops as soon as duality proves it worse than the best subset of its chunk so
-  far (``AlphaSubproblem.solve(worse_than=...)``: the dual value f(alpha) bounds g from above, minus
-  the SVM primal from below); only subsets that may win are solved to the full tolerance. With a
+* A subset's solve stops as soon as duality proves it worse than the incumbent, a heuristic's value
+  found first or the best subset of its chunk so far (``AlphaSubproblem.solve(worse_than=...)``: the
+  dual value f(alpha) bounds g from above, minus the SVM primal from below); only subsets that may win
+  are solved to the full tolerance. With a
   polynomial kernel, the swap's pass over the base matrix also gives the warm start's gradient, and
   SMO's first steps run on kernel rows computed from the base (:mod:`minlp_fs.alpha.opening`): a
   subset stopped within them never has its kernel matrix built, and every step is the one the full
   solve takes.
 * Contiguous rank ranges (:func:`~.revolving_door.unrank` gives any rank's subset) are independent chunks, solved in
   parallel processes. Chunking depends only on C(n, B), never on ``n_jobs``, so every subset gets
-  the same warm start and the result is identical for any ``n_jobs`` (ties: lowest rank wins).
+  the same warm start and the result is identical for any ``n_jobs`` (ties: the incumbent's subset,
+  then the lowest rank).
 
 In the paper sense the trivial bound -2C min(|I+|, |I-|) (Remark 1) bounds g from below, so the
 enumeration stops at the first subset (in rank order) that attains it: that subset is optimal.
@@ -48,7 +50,7 @@ from ..workers import n_workers
 from ..result import Status
 from ..stopping import SearchStopped
 from .opened_walk import opened_fits
-from .revolving_door import _walk
+from .revolving_door import swaps
 
 #: swaps between two rebuilds of the base matrix from scratch (bounds floating-point drift)
 REBUILD_EVERY = 1000
@@ -70,7 +72,7 @@ def gram_walk(instance, start: int, stop: int, rebuild_every: int = REBUILD_EVER
     X, kern = instance.X, instance.kernel
     base = K = None
     since = 0
-    for move, subset in _walk(instance.n, instance.B, start, stop):
+    for move, subset in swaps(instance.n, instance.B, start, stop):
         rebuilt = move is None or since >= rebuild_every
         if rebuilt:
             base, since = kern.base(X, subset), 0

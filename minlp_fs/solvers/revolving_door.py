@@ -76,11 +76,11 @@ def revolving_door(n: int, k: int, start: int = 0, stop: int | None = None):
     """Yield the subsets of ranks start..stop-1 of R(n, k) as sorted tuples."""
     total = math.comb(n, k) if 0 <= k <= n else 0
     stop = total if stop is None else min(stop, total)
-    for _, subset in _walk(n, k, start, stop):
+    for _, subset in swaps(n, k, start, stop):
         yield subset
 
 
-def _walk(n: int, k: int, start: int, stop: int):
+def swaps(n: int, k: int, start: int, stop: int):
     """Yield (move, subset) for ranks start..stop-1: move is None first, then the swap (j_out, j_in)."""
     if start >= stop:
         return
