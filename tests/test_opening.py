@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.alpha.opening import Opening, _poly_opening, _poly_swap_gradient
+from minlp_fs.alpha.opening import Opening, _poly_opening
 from minlp_fs.alpha.smo import _full_gradient, feasible_start, smo_solve
 from minlp_fs.datasets import make_synthetic
 from minlp_fs.instance import make_instance
-from minlp_fs.kernels import PolynomialKernel
+from minlp_fs.kernels import PolynomialKernel, _poly_swap_gradient
 from minlp_fs.solvers import enumeration, opened_walk
 
 

@@ -6,9 +6,10 @@ large C(n, B) almost every subset stops that way within a few steps (Ionosphere 
 of 2-4 SMO steps, at most 68), and building its kernel matrix K = phi(base) cost more than the steps.
 
 For a polynomial kernel phi(s) = (gamma s + c)^d, :class:`Opening` makes the swap's pass over the base
-matrix return Q alpha - e and diag(K) at the warm start without storing K (:func:`_poly_swap_gradient`),
-then takes :func:`~.smo._smo`'s first steps with the rows K_i, K_j computed from the base when a step needs
-them, O(m) each (:func:`_poly_opening`). These are the steps the full solve takes, bit for bit: the base
+matrix return Q alpha - e and diag(K) at the warm start without storing K
+(:func:`minlp_fs.kernels._poly_swap_gradient`), then takes :func:`~.smo._smo`'s first steps with the rows
+K_i, K_j computed from the base when a step needs them, O(m) each (:func:`_poly_opening`, each row by
+:func:`minlp_fs.kernels._poly_apply`). These are the steps the full solve takes, bit for bit: the base
 update, phi and the gradient's sums are :meth:`~minlp_fs.kernels.Kernel.swap`'s,
 :meth:`~minlp_fs.kernels.PolynomialKernel.apply`'s and :func:`~.smo.smo_solve`'s operations in their order,
 and until SMO's first shrinking pass (after ``_SHRINK_EVERY`` steps) every index is active and positions
@@ -25,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels import PolynomialKernel, _power
+from ..kernels import PolynomialKernel, _poly_apply, _poly_swap_gradient
 from .oracle import Fit, check_diagonal
 from .smo import _SHRINK_EVERY, _pair_step, _select_i, _select_j, _set_masks, _update_select_i, feasible_start
 
@@ -33,46 +34,6 @@ from .smo import _SHRINK_EVERY, _pair_step, _select_i, _select_j, _set_masks, _u
 #: Ionosphere poly5 fit B = 8 (9,000 subsets from 3 random ranks): every subset stopped within 68 steps
 OPENING_STEPS = 100
 assert OPENING_STEPS <= _SHRINK_EVERY
-
-
-@njit(inline="always")
-def _swap_gradient_body(base, x_out, x_in, gamma, coef0, degree, y, alpha, grad, diag):  # pragma: no cover
-    m = base.shape[0]
-    for t in range(m):
-        grad[t] = -1.0
-    for a in range(m):
-        ia, oa = x_in[a], x_out[a]
-        for b in range(m):
-            base[a, b] += ia * x_in[b] - oa * x_out[b]
-        diag[a] = _power(gamma * base[a, a] + coef0, degree)
-        if alpha[a] > 0:
-            c = alpha[a] * y[a]
-            for b in range(m):
-                grad[b] += y[b] * _power(gamma * base[a, b] + coef0, degree) * c
-
-
-@njit(cache=True, nogil=True)
-def _poly_swap_gradient(base, x_out, x_in, gamma, coef0, degree, y, alpha, grad, diag):  # pragma: no cover
-    """base += x_in x_in' - x_out x_out', then grad = Q alpha - e and diag = diag(K) for K = (gamma base + c)^d,
-    row by row without storing K: the operations of kernels._swap_product, kernels._poly_apply and
-    smo._full_gradient (rows in order, each row's terms added in order), hence the same bits. The body is
-    inlined with the paper's degrees as constants, so that its loops vectorise (2.3x less time at d = 5)."""
-    if degree == 2:
-        _swap_gradient_body(base, x_out, x_in, gamma, coef0, 2, y, alpha, grad, diag)
-    elif degree == 3:
-        _swap_gradient_body(base, x_out, x_in, gamma, coef0, 3, y, alpha, grad, diag)
-    elif degree == 5:
-        _swap_gradient_body(base, x_out, x_in, gamma, coef0, 5, y, alpha, grad, diag)
-    else:
-        _swap_gradient_body(base, x_out, x_in, gamma, coef0, degree, y, alpha, grad, diag)
-
-
-@njit(cache=True, nogil=True)
-def _poly_row(base, i, gamma, coef0, degree, out):  # pragma: no cover - compiled
-    """out = row i of (gamma base + c)^d (kernels._poly_apply's operations)."""
-    row = base[i]
-    for t in range(row.shape[0]):
-        out[t] = _power(gamma * row[t] + coef0, degree)
 
 
 @njit(cache=True, nogil=True)
@@ -95,11 +56,11 @@ def _poly_opening(base, gamma, coef0, degree, Kd, y, U, alpha, grad, tol, below,
             return True, it, value
         if it == steps or i < 0:
             return False, it, value
-        _poly_row(base, i, gamma, coef0, degree, Ki)
+        _poly_apply(base[i], gamma, coef0, degree, Ki)   # row i of K: apply's operations
         j, gmax2 = _select_j(Ki, Kd[i], Kd, svals, m, gmax, work)
         if gmax + gmax2 < tol or j < 0:
             return False, it, value
-        _poly_row(base, j, gamma, coef0, degree, Kj)
+        _poly_apply(base[j], gamma, coef0, degree, Kj)
         it += 1
         ai, aj = alpha[i], alpha[j]
         qij = y[i] * y[j] * Ki[j]

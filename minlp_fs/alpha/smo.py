@@ -66,6 +66,8 @@ _RECONSTRUCT_EVERY = 1000
 #: a few hundred active indices, checks every 1000 steps doubled the CPU time of a solve that the bound
 #: does not stop; a stop comes at most 1 / _RECONSTRUCT_GROWTH of its steps late
 _RECONSTRUCT_GROWTH = 4
+#: a warm start whose |y'a| exceeds START_SLACK * C * m is replaced by 0 (feasible_start)
+START_SLACK = 1e-9
 #: the largest work matrix (elements) a thread keeps between solves: 2^24 = 128 MB, m <= 4096
 WORK_KEEP = 1 << 24
 _work = threading.local()
@@ -531,9 +533,9 @@ def duplicate_groups(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def feasible_start(alpha0: np.ndarray | None, y: np.ndarray, C: float) -> np.ndarray:
     """A copy of ``alpha0`` projected onto the box [0, C], or 0 if y'a = 0 is violated by more than
-    1e-9 * C * m (or ``alpha0`` is None)."""
+    START_SLACK * C * m (or ``alpha0`` is None)."""
     m = y.shape[0]
     if alpha0 is None:
         return np.zeros(m)
     alpha = np.clip(np.asarray(alpha0, dtype=float), 0.0, C)
-    return alpha if abs(alpha @ y) <= 1e-9 * C * m else np.zeros(m)
+    return alpha if abs(alpha @ y) <= START_SLACK * C * m else np.zeros(m)

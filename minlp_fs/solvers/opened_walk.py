@@ -18,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..alpha.opening import OPENING_STEPS, _poly_opening, _poly_swap_gradient
-from ..alpha.smo import GROUP_SHARE, feasible_start
+from ..alpha.opening import OPENING_STEPS, _poly_opening
+from ..alpha.smo import GROUP_SHARE, START_SLACK, feasible_start
+from ..kernels import _poly_swap_gradient
 from .revolving_door import start_state, successor
 
 
@@ -74,7 +75,7 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
     y, U, C, m = opening.y, opening.upper, opening.C, inst.m
     c = start_state(start, inst.n, k)
     n_values = oracle.distinct_values().astype(np.int64)
-    group_cap, feasible_cap = GROUP_SHARE * m, 1e-9 * C * m
+    group_cap, feasible_cap = GROUP_SHARE * m, START_SLACK * C * m   # AlphaSubproblem.groups', feasible_start's
     trial, trial_grad, grad, diag = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     rank, since, alpha, base = start - 1, rebuild_every, None, None
     while rank + 1 < stop:
