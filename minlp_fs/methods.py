@@ -265,6 +265,18 @@ def method_class(name: str) -> type:
     return getattr(importlib.import_module(module), cls)
 
 
+def check_incumbent(method: str, name: str, also=("none",)) -> None:
+    """An exact method's ``incumbent`` option: a registered heuristic, or one of ``also``; the error names both."""
+    if name in also:
+        return
+    try:
+        cls = method_class(name)
+    except InputError as exc:
+        raise InputError(f"{method}: incumbent: {exc}") from None
+    if cls.certifies:
+        raise InputError(f"{method}: incumbent must be a heuristic (or {' / '.join(map(repr, also))}); got {name!r}")
+
+
 def get_method(name: str, **options) -> Method:
     """An instance of the named method with the given options; unknown options are an error."""
     cls = method_class(name)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..blas import on_one_blas_thread
 from ..errors import InputError
-from ..methods import Method, method_class
+from ..methods import Method, check_incumbent
 from ..options import n_jobs_option, option, time_limit_option
 from .parallel import parallel_search
 from .search import _Search
@@ -54,8 +54,7 @@ class BranchAndBound(Method):
 
     def check(self) -> None:
         super().check()
-        if self.incumbent != "none" and method_class(self.incumbent).certifies:
-            raise InputError(f"bnb: incumbent must be a heuristic (or 'none'); got {self.incumbent!r}")
+        check_incumbent("bnb", self.incumbent)
         if self.scheduler is not None and self.backend == "loky":
             raise InputError("bnb: a scheduler needs backend 'dask' or 'ray'")
         if self.certificate is not None and not Path(self.certificate).resolve().parent.is_dir():

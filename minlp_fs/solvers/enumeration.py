@@ -43,8 +43,7 @@ from tqdm.auto import tqdm
 from ..alpha import BACKENDS, DEFAULT_TOL, AlphaSubproblem
 from ..alpha.opening import Opening
 from ..blas import one_blas_thread
-from ..errors import InputError
-from ..methods import Method, method_class
+from ..methods import Method, check_incumbent
 from ..options import n_jobs_option, option, time_limit_option
 from ..workers import n_workers
 from ..result import Status
@@ -183,8 +182,7 @@ class Enumeration(Method):
 
     def check(self) -> None:
         super().check()
-        if self.incumbent not in ("none", "auto") and method_class(self.incumbent).certifies:
-            raise InputError(f"enumerate: incumbent must be a heuristic, 'auto' or 'none'; got {self.incumbent!r}")
+        check_incumbent("enumerate", self.incumbent, also=("none", "auto"))
 
     def heuristic(self, n_subsets: int) -> str:
         """The incumbent heuristic for C(n, B) = ``n_subsets`` (``auto``: see AUTO_LS_FROM)."""

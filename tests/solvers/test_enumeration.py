@@ -217,9 +217,15 @@ def test_auto_incumbent_is_ls_star_on_large_enumerations_only():
     assert Enumeration().heuristic(enumeration.AUTO_LS_FROM + 1) == "ls*"
     assert Enumeration().heuristic(enumeration.AUTO_LS_FROM) == "alpha-start"
     assert Enumeration(incumbent="none").heuristic(10 ** 9) == "none"
+    d = make_synthetic(m=20, seed=0)
+    inst = make_instance(d.X, d.y, 2)
     for bad in ("enumerate", "bnb"):
         with pytest.raises(InputError, match="incumbent must be a heuristic"):
-            Enumeration(incumbent=bad).solve(make_instance(make_synthetic(m=20, seed=0).X, make_synthetic(m=20, seed=0).y, 2))
+            Enumeration(incumbent=bad).solve(inst)
+    from minlp_fs.exact.bnb import BranchAndBound
+    for method in (Enumeration, BranchAndBound):   # the option's name and the method in the message
+        with pytest.raises(InputError, match=r"(enumerate|bnb): incumbent: unknown method 'foo'"):
+            method(incumbent="foo").solve(inst)
 
 
 # ---- interruption, time limit, options ------------------------------------------------------
