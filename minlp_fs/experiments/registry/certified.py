@@ -141,7 +141,8 @@ def reach_lines(cfg: BenchConfig, grid, records) -> list:
             tables.reach_table(reach, cfg.pick("senses")), "",
             f"Polynomial kernels certified up to the paper's B_max: {at_paper} of {len(poly)} (dataset, kernel, "
             f"sense). Hours spent: {exact_h:.2f} h by the exact units, {all_h:.2f} h by all units of the grid"
-            + (f", plus {super_h:.2f} h of the runs that longer re-runs superseded ({all_h + super_h:.2f} h in all)"
+            + (f", plus {super_h:.2f} h of the runs that other runs superseded (longer re-runs, or another exact "
+               f"method's answer) ({all_h + super_h:.2f} h in all)"
                if superseded else "")
             + f" (the issue's target: the paper's B_max certified for every polynomial instance, both senses, "
             f"within {TARGET_HOURS:g} h on this 2-core machine).", ""]
