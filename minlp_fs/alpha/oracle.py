@@ -185,8 +185,9 @@ class AlphaSubproblem:
             return None
         if self.distinct_values()[list(key)].max() > GROUP_SHARE * inst.m:
             return None
-        if self._last_groups[0] == key:   # asked twice in a row (enumeration's opened solves, then the solve)
-            return self._last_groups[1]
+        last = self._last_groups   # one read: another thread may replace the pair (solves from a thread pool)
+        if last[0] == key:   # asked twice in a row (enumeration's opened solves, then the solve)
+            return last[1]
         groups = duplicate_groups(inst.X[:, list(key)], inst.y)
         groups = groups if len(groups[0]) <= GROUP_SHARE * inst.m else None
         self._last_groups = (key, groups)
