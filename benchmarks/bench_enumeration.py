@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,15 +68,9 @@ with threadpool_limits(1):
 
 def run(checkout: Path, data_dir: str, n_chunks: int, seeded: bool) -> dict:
     out = subprocess.run([sys.executable, "-c", WORKER, json.dumps(CASES), data_dir, str(n_chunks), str(CHUNK),
-                          "1" if seeded else "0"], cwd=checkout, env={"PYTHONPATH": str(checkout), **_env()},
+                          "1" if seeded else "0"], cwd=checkout, env=dict(os.environ, PYTHONPATH=str(checkout)),
                          check=True, capture_output=True, text=True).stdout
     return {tuple(r["case"]): r for r in map(json.loads, out.splitlines())}
-
-
-def _env() -> dict:
-    import os
-
-    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
 def keep_least(best: dict, new: dict) -> None:
