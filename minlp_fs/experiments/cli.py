@@ -12,6 +12,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import MinlpFsError
+from ..exact.cli import AUTO_ENUMERATE_UP_TO, CERTIFY_METHODS
 from .config import BenchConfig
 from .pipeline import dry_run, run_experiment
 from .registry import EXPERIMENTS
@@ -47,10 +48,10 @@ def add_bench_parser(subparsers) -> argparse.ArgumentParser:
     b.add_argument("--exact-time-limit", type=float, default=None,
                    help="certified: seconds per branch-and-bound run (default: the slice's, 120 s on the full grid); "
                         "a run stopped there is kept uncertified with its gap (enumeration is sized by --hours)")
-    b.add_argument("--exact-method", default="auto", choices=("auto", "enumerate", "bnb"),
+    b.add_argument("--exact-method", default="auto", choices=CERTIFY_METHODS,
                    help="certified: the exact method of every instance (default auto, certify's choice: bnb for the "
-                        "polynomial kernels above 1,000 subsets, else enumeration); another exact method's "
-                        "certified answer stands for an instance's own in the tables")
+                        f"polynomial kernels above {AUTO_ENUMERATE_UP_TO:,} subsets, else enumeration); another exact "
+                        "method's certified answer stands for an instance's own in the tables")
     b.add_argument("--report-only", action="store_true", help="rebuild tables and figures from the raw file")
     b.add_argument("--dry-run", action="store_true",
                    help="print the number of units (and the certified grid's B_max plan); run nothing")
