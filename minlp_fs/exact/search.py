@@ -115,7 +115,6 @@ class _Search:
                        "qps_stopped_early": 0, "max_open": 0}
         self.recorder = Recorder(inst) if method.certificate else None
         self.best_bound_seen = -np.inf
-        self.heuristic_solves = 0
         self.heuristic = "none"
         self.next_refresh = 0.0
         self.gap_tol = float(method.gap_tol)
@@ -147,10 +146,7 @@ class _Search:
     def _heuristic(self) -> None:
         """Run the incumbent heuristic (and solve the user's start), counting its SVM solves."""
         self.heuristic = self.method.incumbent
-        try:
-            self.run.seed_incumbent(self.method.incumbent, self.qp.tol)
-        finally:
-            self.heuristic_solves = self.run.seed_solves
+        self.run.seed_incumbent(self.method.incumbent, self.qp.tol)   # its solves: run.seed_solves
 
     # ---- QPs --------------------------------------------------------------------------------
     def _groups(self, key) -> dict:
@@ -440,7 +436,7 @@ class _Search:
         complete = status == Status.OPTIMAL and self.inc.value is not None
         bound = min(self._score_inc(), self.floor) if complete else open_bound()
         slack = self._score_inc() - bound if complete else None   # > 0 only with gap_tol: what was pruned within it
-        info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.heuristic_solves, gap_tol=self.gap_tol,
+        info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.run.seed_solves, gap_tol=self.gap_tol,
                     bounds=("probe" if self.paper else "universe+fixed-alpha" if m.marginal else "universe")
                     if self.probes else ("trivial" if self.paper else "none"),
                     open_nodes=n_open, gap_percent=self.gap(bound), **(extra or {}))
@@ -458,7 +454,7 @@ class _Search:
                 info["certificate_error"] = f"cannot write the certificate {m.certificate}: {exc.strerror or exc}"
                 warnings.warn(info["certificate_error"], RuntimeWarning, stacklevel=2)
         run = self.run
-        run.n_svm_solves = self.heuristic_solves + self.counts["qps"]
+        run.n_svm_solves = run.seed_solves + self.counts["qps"]
         # certified = proven optimal (to the values' accuracy); a search that pruned within gap_tol is complete
         # (status optimal, the certificate proves its bound) but not certified: its message and gap say by how much
         run.certified, run.bound, run.message = complete and not slack, value_bound, message
