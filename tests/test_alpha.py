@@ -9,6 +9,7 @@ give a primal point, so
 with v = alpha * y (the best b is one of the hinge breakpoints b = y_i - (Kv)_i). libsvm cannot serve
 as the tight reference: it stores Q in single precision, and tol = 1e-12 runs to its iteration limit.
 """
+import itertools
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
@@ -379,6 +380,48 @@ def test_oracle_solves_over_duplicates_only_when_they_pay(small_poly_instance):
         exact = AlphaSubproblem(coarse, backend="libsvm").solve(subset)
         assert fit.value == pytest.approx(exact.value, rel=REL)
         assert fit.value == dual_objective(fit.alpha, coarse.gram(subset), coarse.y)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(2, 90), n=st.integers(1, 6), levels=st.integers(1, 4),
+       share=st.floats(0.0, 1.2))
+def test_hashed_row_count_proves_only_true_excesses(seed, m, n, levels, share):
+    """RowKeys.more_distinct_than(S, cap) (the groups' shortcut) is True exactly when the rows (x_S, y) have more
+    than cap distinct values by duplicate_groups (hash collisions could only make it False: none here), with
+    -0.0 and 0.0 counted alike; and the oracle's groups are those duplicate_groups gives where they pay."""
+    from minlp_fs.alpha.smo import RowKeys, duplicate_groups
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(m, n)).astype(float)
+    X[rng.random((m, n)) < 0.2] *= -1.0   # -0.0 among the zeros
+    y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
+    S = sorted(rng.choice(n, int(rng.integers(1, n + 1)), replace=False).tolist())
+    distinct = len(duplicate_groups(X[:, S], y)[0])
+    keys = RowKeys(X, y)
+    for cap in (share * m, distinct - 1, distinct, 0):
+        assert keys.more_distinct_than(S, cap) == (distinct > cap)
+
+
+def test_oracle_groups_with_the_hashed_shortcut_are_the_sorted_ones():
+    """On data whose subsets straddle the GROUP_SHARE cap, the oracle's answer is duplicate_groups' or None
+    exactly as the sort alone decides."""
+    from minlp_fs.alpha.smo import GROUP_SHARE, duplicate_groups
+
+    d = make_synthetic(m=80, n_informative=3, n_noise=3, seed=4)
+    X = np.floor(d.X * 12) / 12   # 2 features: 8 to 110 distinct rows of 80 (cap 60)
+    X[:, 0] = np.floor(d.X[:, 0] * 2)
+    inst = make_instance(X, d.y, 2, "poly2")
+    oracle = AlphaSubproblem(inst)
+    seen = set()
+    for S in itertools.combinations(range(inst.n), 2):
+        got = oracle.groups(S)
+        first, label = duplicate_groups(inst.X[:, list(S)], inst.y)
+        if len(first) <= GROUP_SHARE * inst.m:
+            assert got is not None and np.array_equal(got[0], first) and np.array_equal(got[1], label)
+        else:
+            assert got is None
+        seen.add(got is None)
+    assert seen == {True, False}
 
 
 @pytest.mark.parametrize("kernel", ["poly2", "rbf"])

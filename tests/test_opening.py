@@ -4,6 +4,7 @@ The claim is exact: the swap's pass gives the bits of swap + apply + SMO's full 
 on rows computed from the base are the full solve's first steps, and an enumeration chunk returns the same
 best subset, value, alpha and counts with or without them, bit for bit.
 """
+import itertools
 import math
 
 import numpy as np
@@ -16,6 +17,7 @@ from minlp_fs.datasets import make_synthetic
 from minlp_fs.instance import make_instance
 from minlp_fs.kernels import PolynomialKernel, _poly_swap_gradient
 from minlp_fs.solvers import enumeration, opened_walk
+from minlp_fs.solvers.revolving_door import start_state
 
 
 def _instance(kernel="poly3", B=4, sense="fit", m=60, n=9, seed=0, levels=None):
@@ -67,14 +69,16 @@ def test_opening_takes_the_full_solves_first_steps(kernel, steps):
     below = path.value + 1e-9 * abs(path.value)   # f there is below it, f one step earlier is not
     full = smo_solve(K, y, C, alpha0=alpha0, tol=1e-5, below=below)
     assert full.stopped_early and full.iterations == steps
-    buffers, U = np.empty((6, inst.m)), np.full(inst.m, C)
+    buffers, U = np.empty((7, inst.m)), np.full(inst.m, C)
     args = (base, kern.gamma, kern.coef0, kern.degree, np.diagonal(K).copy(), y, U)
     alpha, grad = alpha0.copy(), grad0.copy()
-    decided, taken, value = _poly_opening(*args, alpha, grad, 1e-5, below, steps, buffers)
+    n_pos = int((y > 0).sum())
+    decided, taken, value = _poly_opening(*args, alpha, grad, 1e-5, np.inf, below, steps, n_pos, buffers)
     assert decided and taken == steps
     assert np.array_equal(alpha, full.alpha) and value == full.value
     if steps:
-        assert not _poly_opening(*args, alpha0.copy(), grad0.copy(), 1e-5, below, steps - 1, buffers)[0]
+        assert not _poly_opening(*args, alpha0.copy(), grad0.copy(), 1e-5, np.inf, below, steps - 1, n_pos,
+                                 buffers)[0]
 
 
 def _chunks(inst, start, stop, monkeypatch, opened: bool):
@@ -106,9 +110,9 @@ def test_enumeration_chunk_is_the_same_with_and_without_the_opening(kernel, B, l
             assert n_opened < (stop - start) / 2 < len(calls) - n_opened
 
 
-def test_opening_applies_to_fit_sense_polynomial_smo_only():
+def test_opening_applies_to_polynomial_smo_only():
     assert Opening.applies(AlphaSubproblem(_instance("poly2", sense="fit")))
-    assert not Opening.applies(AlphaSubproblem(_instance("poly2", sense="paper")))
+    assert Opening.applies(AlphaSubproblem(_instance("poly2", sense="paper")))
     assert not Opening.applies(AlphaSubproblem(_instance("rbf", sense="fit")))
     assert not Opening.applies(AlphaSubproblem(_instance("poly2", sense="fit"), backend="libsvm"))
 
@@ -125,3 +129,48 @@ def test_opened_walk_reports_every_rank_once(monkeypatch):
             assert rank == 5 + seen - 1 and (last is None or rank > last)
             last = rank
         assert seen == 115
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly3", "poly5"])
+def test_paper_sense_opening_decides_only_subsets_worse_than_the_threshold(kernel):
+    """In the paper sense the opening stops a subset once the hinge-bias primal bound exceeds ``above``: every
+    subset it decides has g > above (g solved to 1e-10), from random starts, for thresholds around g."""
+    inst = _instance(kernel, B=3, sense="paper", seed=3)
+    kern, y, C = inst.kernel, inst.y.astype(float), float(inst.C)
+    oracle = AlphaSubproblem(inst, tol=1e-10, cache=False)
+    buffers, U, n_pos = np.empty((7, inst.m)), np.full(inst.m, C), int((y > 0).sum())
+    decided_count = 0
+    for S in list(itertools.combinations(range(inst.n), 3))[::4]:
+        g = oracle.solve(S).value
+        base = kern.base(inst.X, S)
+        K = kern.apply(base)
+        for seed, margin in itertools.product(range(2), (-0.5, -0.05, -1e-6, 0.05)):
+            alpha = _feasible_alpha(inst, seed)
+            grad = np.empty(inst.m)
+            _full_gradient(K, y, alpha, grad)
+            above = g + margin * abs(g)
+            decided, taken, _ = _poly_opening(base, kern.gamma, kern.coef0, kern.degree, np.diagonal(K).copy(), y,
+                                              U, alpha, grad, 1e-5, above, -np.inf, 100, n_pos, buffers)
+            if decided:
+                decided_count += 1
+                assert g > above, (S, seed, margin, taken)
+    assert decided_count > 20
+
+
+@pytest.mark.parametrize("kernel,B,levels", [("poly2", 4, None), ("poly3", 3, None), ("poly5", 5, None),
+                                             ("poly3", 3, 2)])
+def test_paper_sense_chunk_finds_the_optimum_with_and_without_the_opening(kernel, B, levels, monkeypatch):
+    """The paper sense's opened chunk stops other subsets than the matrix's (a stronger bound, checked on the
+    opening's own schedule) but finds the same best subset: the least g over the chunk's ranks, by brute force."""
+    inst = _instance(kernel, B=B, levels=levels, sense="paper", seed=5)
+    oracle = AlphaSubproblem(inst, tol=1e-9, cache=False)
+    total = math.comb(inst.n, B)
+    values = [oracle.solve(tuple(start_state(r, inst.n, B)[1:B + 1].tolist())).value for r in range(total)]
+    for start, stop in [(0, 80), (17, total)]:
+        opened = _chunks(inst, start, stop, monkeypatch, True)
+        plain = _chunks(inst, start, stop, monkeypatch, False)
+        best = start + int(np.argmin(values[start:stop]))
+        assert opened.best_rank == plain.best_rank == best
+        assert opened.best_value == pytest.approx(values[best], rel=1e-6)
+        assert opened.n_done == plain.n_done == stop - start
+        assert opened.n_stopped_early > (stop - start) / 2 and plain.n_stopped_early > (stop - start) / 2

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
-from minlp_fs.alpha.smo import _lower_bound
+from minlp_fs.alpha.smo import _hinge_lower_bound, _lower_bound
 from minlp_fs.errors import InputError
 from minlp_fs.exact.bounds import primal_lower_bound
 from minlp_fs.exact.certificate import dual_lower_bound
@@ -47,6 +47,23 @@ def test_the_compiled_bound_mirrors_primal_point(kernel, random_feasible_alpha):
         compiled = _lower_bound(y, np.full(inst.m, C), np.ascontiguousarray(alpha), y * o - 1.0)
         assert compiled == pytest.approx(ours, rel=1e-12, abs=1e-12)
         assert primal_lower_bound(K, y, C, alpha) == pytest.approx(ours, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly5", "rbf"])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_hinge_bound_mirrors_primal_point(kernel, seed, random_feasible_alpha):
+    """smo._hinge_lower_bound (the opening's early stop in the paper sense) is -primal_point(bias="hinge").value
+    at any alpha, ties among the breakpoints included (alpha = 0: every p_i = y_i)."""
+    inst = _instance(seed, kernel)
+    K = inst.gram((0, 1))
+    y, C = inst.y, inst.C
+    n_pos = int((y > 0).sum())
+    for alpha in _alphas(inst, K, np.random.default_rng(seed), random_feasible_alpha):
+        o = K @ (alpha * y)
+        ours = -primal_point(alpha, y, C, o, bias="hinge").value
+        compiled = _hinge_lower_bound(y, C, np.ascontiguousarray(alpha), y * o - 1.0, n_pos, np.empty(inst.m))
+        assert compiled == pytest.approx(ours, rel=1e-12, abs=1e-10)
+        assert compiled >= _lower_bound(y, np.full(inst.m, C), np.ascontiguousarray(alpha), y * o - 1.0) - 1e-10
 
 
 @pytest.mark.parametrize("kernel", ["poly2", "poly3", "rbf"])

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from index_order_smo import _smo as index_order_smo
-from minlp_fs.alpha.scans import last_index, scan_max, scan_min
+from minlp_fs.alpha.scans import kth_smallest, last_index, scan_max, scan_min
 from minlp_fs.alpha.smo import _full_gradient, _smo, _work_matrix, smo_solve
 from minlp_fs.kernels import make_kernel
 from minlp_fs.objective import dual_objective
@@ -104,3 +104,16 @@ def test_scans_are_the_left_to_right_loops(values, n_cut):
     if low < np.inf:
         assert last_index(v, n, low) == j
     assert last_index(v, n, 7.0) == -1
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.one_of(st.sampled_from([-np.inf, -1.0, -0.0, 0.0, 0.5, 2.0, np.inf]),
+                                 st.floats(-1e3, 1e3)), min_size=1, max_size=60),
+       data=st.data())
+def test_kth_smallest_is_the_sorted_arrays_entry(values, data):
+    """Hoare's selection against a sort, with ties, signed zeros and infinities; it only reorders its array."""
+    v = np.array(values, dtype=float)
+    k = data.draw(st.integers(0, len(v) - 1))
+    work = v.copy()
+    assert kth_smallest(work, k) == np.sort(v)[k]
+    np.testing.assert_array_equal(np.sort(work), np.sort(v))

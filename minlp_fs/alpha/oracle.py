@@ -17,7 +17,7 @@ from ..objective import NonFiniteError, dual_objective
 from ..options import check_value
 from .libsvm import libsvm_solve
 from .neighbours import GaussianTables, NeighbourGrams
-from .smo import GROUP_SHARE, duplicate_groups, feasible_start, smo_solve
+from .smo import GROUP_SHARE, RowKeys, duplicate_groups, feasible_start, smo_solve
 
 BACKENDS = ("smo", "libsvm")
 #: relative slack (of the trivial bound) of the range check of every exact value (AlphaSubproblem._check_range)
@@ -87,6 +87,7 @@ class AlphaSubproblem:
         #: distinct values per feature: a subset has at least max_j of them distinct rows
         self._n_values = None
         self._last_groups = (None, None)
+        self._local = threading.local()
 
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
                    worse_than: float | None = None, grad0: np.ndarray | None = None,
@@ -179,7 +180,8 @@ class AlphaSubproblem:
     def groups(self, key: tuple) -> tuple | None:
         """:func:`~minlp_fs.alpha.smo.duplicate_groups` of the subset's rows when SMO would solve over them
         (at most GROUP_SHARE * m distinct rows), else None; the distinct values per feature rule most
-        subsets out without looking at the rows."""
+        subsets out without looking at the rows, and counting the rows' hashes (:class:`~.smo.RowKeys`, O(m |S|))
+        most of the others before the sort."""
         inst = self.instance
         if self.backend != "smo" or not key:
             return None
@@ -188,10 +190,22 @@ class AlphaSubproblem:
         last = self._last_groups   # one read: another thread may replace the pair (solves from a thread pool)
         if last[0] == key:   # asked twice in a row (enumeration's opened solves, then the solve)
             return last[1]
-        groups = duplicate_groups(inst.X[:, list(key)], inst.y)
-        groups = groups if len(groups[0]) <= GROUP_SHARE * inst.m else None
+        if self.row_keys().more_distinct_than(key, GROUP_SHARE * inst.m):   # a proof, 10x cheaper than the sort
+            groups = None
+        else:
+            groups = duplicate_groups(inst.X[:, list(key)], inst.y)
+            groups = groups if len(groups[0]) <= GROUP_SHARE * inst.m else None
         self._last_groups = (key, groups)
         return groups
+
+    def row_keys(self) -> RowKeys:
+        """The instance's rows as bits, to count a subset's distinct rows (:meth:`groups`); built once. Not
+        shared between threads: its count table is scratch space (the thread-pooled solves' subsets reach
+        :meth:`groups` through ``solve``: each thread builds its own)."""
+        keys = getattr(self._local, "row_keys", None)
+        if keys is None:
+            keys = self._local.row_keys = RowKeys(self.instance.X, self.instance.y)
+        return keys
 
     def distinct_values(self) -> np.ndarray:
         """Distinct values of each feature: a subset whose features have more than GROUP_SHARE * m of them for

@@ -7,6 +7,7 @@ of a left-to-right loop (for arrays without NaN, which SMO's values never are: i
 ``last_index(v, n, scan_max(v, n))`` is the position that the loop ``if v[p] >= best: best, i = v[p], p``
 picks (the last one on ties), and likewise with ``scan_min`` for ``<=``; SMO's selections use these to take
 the same steps as that loop, bit for bit, at a fraction of its cost (:mod:`minlp_fs.alpha.smo`).
+``kth_smallest`` selects in place, for the hinge bias of SMO's primal bound (:func:`~.smo._hinge_lower_bound`).
 """
 from __future__ import annotations
 
@@ -69,3 +70,35 @@ def last_index(v, n, x):  # pragma: no cover - compiled
         if v[q] == x:
             return q
     return -1
+
+
+@njit(cache=True, nogil=True)
+def kth_smallest(a, k):  # pragma: no cover - compiled
+    """The k-th smallest entry of ``a`` (k = 0: the least), by Hoare's selection with a median-of-three pivot,
+    reordering ``a`` in place: O(len(a)) expected, no allocation (numpy's ``partition`` copies; 2x slower at
+    m = 351). Entries must not be NaN."""
+    lo, hi = 0, a.shape[0] - 1
+    while hi > lo:
+        x, mid, z = a[lo], a[(lo + hi) >> 1], a[hi]
+        if x > mid:
+            x, mid = mid, x
+        if mid > z:
+            mid = z
+        pivot = max(x, mid)   # the median of the three
+        i, j = lo, hi
+        while i <= j:   # afterwards a[lo..j] <= pivot <= a[i..hi] and every entry strictly between equals it
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return a[k]
+    return a[k]

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .scans import last_index, scan_max, scan_min
+from .scans import kth_smallest, last_index, scan_max, scan_min
 
 _TAU = 1e-12
 #: SMO steps between two primal-bound checks of an early stop while no index is shrunk
@@ -283,6 +283,34 @@ def _lower_bound(y, U, alpha, grad):  # pragma: no cover - compiled
         if xi > 0:
             slack += U[t] * xi
     return -(0.5 * quad + slack)
+
+
+@njit(cache=True, nogil=True)
+def _hinge_lower_bound(y, C, alpha, grad, n_pos, work):  # pragma: no cover - compiled
+    """-P(w, b*, xi) <= g with the bias b* that minimises the slack for alpha's w: the compiled mirror of
+    :func:`minlp_fs.objective.primal_point` with ``bias="hinge"`` for a box [0, C] alike for every index
+    (tests/test_primal_point.py checks that they agree). O(m): a selection, no sort.
+
+    With grad = Q alpha - e, the decision values without bias are o_i = y_i (grad_i + 1), so
+    xi_i(b) = max(0, 1 - y_i (o_i + b)) = max(0, y_i (p_i - b)) with p_i = -y_i grad_i. The slack
+    s(b) = sum_{y_i > 0} (p_i - b)^+ + sum_{y_i < 0} (b - p_i)^+ is convex and piecewise linear, with right
+    derivative #{i : p_i <= b} - |I+| and left derivative #{i : p_i < b} - |I+|; at b = the |I+|-th
+    smallest p (``n_pos`` = |I+|, 1 <= n_pos < m) the first is >= 0 and the second <= n_pos - 1 - n_pos < 0,
+    so that b minimises s. Any b gives a feasible primal point, so the bound is valid whatever the rounding
+    of b; this b makes it the strongest for this w, never weaker than :func:`_lower_bound`'s libsvm bias.
+    ``work``: m doubles, overwritten."""
+    m = y.shape[0]
+    quad = 0.0
+    for t in range(m):
+        quad += alpha[t] * (grad[t] + 1.0)
+        work[t] = -y[t] * grad[t]
+    b = kth_smallest(work, n_pos - 1)
+    slack = 0.0
+    for t in range(m):
+        xi = -grad[t] - y[t] * b   # y_t (p_t - b) (work is reordered now)
+        if xi > 0:
+            slack += xi
+    return -(0.5 * quad + C * slack)
 
 
 @njit(cache=True, nogil=True)
@@ -529,6 +557,60 @@ def duplicate_groups(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     return first[order], rank[label.ravel()]
+
+
+class RowKeys:
+    """The rows of an instance as bits, for :func:`_more_distinct_rows_than`: ``bits[j, i]`` is the int64 bit pattern
+    of X[i, j] + 0.0 (-0.0 and 0.0 alike, as :func:`duplicate_groups` counts them), ``labels[i]`` y_i's, and a
+    table of 2^ceil(log2(2 m)) slots to count in."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray):
+        self.bits = np.ascontiguousarray((np.asarray(X, dtype=np.float64) + 0.0).T).view(np.int64)
+        self.labels = (np.asarray(y, dtype=np.float64) + 0.0).view(np.int64)
+        self.table = np.empty(1 << max(1, int(2 * len(y) - 1).bit_length()), dtype=np.uint64)
+
+    def more_distinct_than(self, columns, cap: float) -> bool:
+        """Whether the rows (x_S, y) of ``columns`` S take more than ``cap`` distinct values (a proof; False may
+        also mean a hash collision hid one: ask :func:`duplicate_groups`)."""
+        cols = np.asarray(columns, dtype=np.int64)
+        return bool(_more_distinct_rows_than(self.bits, self.labels, cols, 0, cols.size, float(cap), self.table))
+
+
+@njit(cache=True, nogil=True)
+def _mix(z):  # pragma: no cover - compiled
+    """splitmix64's finaliser (every input bit moves every output bit: +-1 labels and signed data whose rows
+    differ by their signs alone do not collide, as they did with one multiply-xor per word)."""
+    z = z + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def _more_distinct_rows_than(bits, labels, cols, first, stop, cap, table):  # pragma: no cover - compiled
+    """True once more than ``cap`` distinct hashes of the rows (x_S, y_i), S = cols[first:stop], are counted
+    (an open-addressing table of hashes). Equal rows hash alike, so the hashes are at most as many as the
+    distinct rows: True proves more than ``cap`` distinct rows; False is not a proof (a collision may merge
+    two). O(m |S|), no sort: the question :meth:`AlphaSubproblem.groups` asks before sorting the rows."""
+    m = labels.shape[0]
+    mask = np.uint64(table.shape[0] - 1)
+    table[:] = 0
+    count = 0
+    for i in range(m):
+        h = _mix(np.uint64(labels[i]))
+        for p in range(first, stop):
+            h = _mix(h ^ np.uint64(bits[cols[p], i]))   # h mixed, the word not: no two words cancel
+        if h == 0:
+            h = np.uint64(1)
+        slot = h & mask
+        while table[slot] != 0 and table[slot] != h:
+            slot = (slot + np.uint64(1)) & mask
+        if table[slot] == 0:
+            table[slot] = h
+            count += 1
+            if count > cap:
+                return True
+    return False
 
 
 def feasible_start(alpha0: np.ndarray | None, y: np.ndarray, C: float) -> np.ndarray:

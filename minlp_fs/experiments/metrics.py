@@ -15,6 +15,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from ..workers import n_workers
+
 #: gap (%) below which a method counts as having reached the reference
 REACHED_PCT = 1e-3
 #: methods whose certified records are the reference optimum of an instance
@@ -130,6 +132,13 @@ def stopped_gap(record: dict) -> float | None:
     return 100.0 * abs(res["bound"] - res["objective"]) / max(abs(res["objective"]), 1e-12)
 
 
+def core_seconds(record: dict) -> float:
+    """A record's unit time in one-core seconds: its wall time times the processes its method ran on (its
+    ``n_jobs`` option, -1 = every CPU of this machine; 1 without), so that a parallel unit counts what it used."""
+    jobs = int((record["unit"].get("options") or {}).get("n_jobs", 1))
+    return record.get("unit_time_s", 0.0) * (n_workers(jobs) if jobs == -1 else max(1, jobs))
+
+
 def certification_reach(records: list, units: list) -> dict:
     """Per (dataset, kernel, sense) of the grid ``units``: how far its exact units certified (Table cert-coverage).
 
@@ -137,7 +146,8 @@ def certification_reach(records: list, units: list) -> dict:
     none), "certified": sorted certified Bs, "stopped": {B: gap % or None} of exact runs that ended
     uncertified (time limit, failure) at a B no other record certified, "missing": sorted Bs without an
     exact record, "methods": sorted exact methods (and :data:`TRIVIAL_BOUND` where an answer at the trivial
-    bound certified a B), "exact_s": sum of the exact units' times, "all_s": sum of every unit's time}}``.
+    bound certified a B), "exact_s": sum of the exact units' times, "all_s": sum of every unit's time}}``, in
+    one-core seconds (:func:`core_seconds`).
     Only :func:`certifies` counts: a run stopped at its time limit is never certified.
     """
     out = {}
@@ -154,12 +164,12 @@ def certification_reach(records: list, units: list) -> dict:
         e = out.get((u["dataset"], u["kernel"], u["sense"]))
         if e is None:
             continue
-        e["all_s"] += r.get("unit_time_s", 0.0)
+        e["all_s"] += core_seconds(r)
         if u["method"] not in EXACT_METHODS:
             if certifies(r):
                 e["trivial"].add(u["B"])
             continue
-        e["exact_s"] += r.get("unit_time_s", 0.0)
+        e["exact_s"] += core_seconds(r)
         e["missing"].discard(u["B"])
         if certifies(r):
             e["certified"].append(u["B"])

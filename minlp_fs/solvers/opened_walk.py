@@ -8,8 +8,9 @@ whole runs of subsets in compiled code: per subset, Algorithm R's next swap
 (:func:`~.revolving_door.successor`), the pass at the previous subset's alpha and the opening, the decided
 subset's alpha warm-starting the next. It hands a subset back to Python (:meth:`Opening.solve
 <minlp_fs.alpha.opening.Opening.solve>`, which redoes its pass on the swapped base with the same bits) when
-the opening does not decide it, when its rows may repeat (:meth:`~minlp_fs.alpha.AlphaSubproblem.groups`
-decides whether it is solved over groups), when its start would need :func:`~minlp_fs.alpha.smo.feasible_start`'s
+the opening does not decide it, when its rows may repeat (no feature has more than GROUP_SHARE * m values and
+hashing the rows does not prove more distinct ones: :meth:`~minlp_fs.alpha.AlphaSubproblem.groups` decides
+whether it is solved over groups), when its start would need :func:`~minlp_fs.alpha.smo.feasible_start`'s
 projection or its kernel is not finite. Runs end where the base is rebuilt (``REBUILD_EVERY``) and at the
 chunk's end. Every subset gets the Fit the matrix's solve gives it; only where the work is done changes.
 """
@@ -19,14 +20,15 @@ import numpy as np
 from numba import njit
 
 from ..alpha.opening import OPENING_STEPS, _poly_opening
-from ..alpha.smo import GROUP_SHARE, START_SLACK, feasible_start
+from ..alpha.smo import GROUP_SHARE, START_SLACK, _more_distinct_rows_than, feasible_start
 from ..kernels import _poly_swap_gradient
 from .revolving_door import start_state, successor
 
 
 @njit(cache=True, nogil=True)
 def _poly_run(c, k, count, base, columns, gamma, coef0, degree, y, U, alpha, grad, diag, trial, trial_grad, tol,
-              below, steps, n_values, group_cap, feasible_cap, buffers):  # pragma: no cover - compiled
+              above, below, steps, n_pos, n_values, row_bits, row_labels, row_table, group_cap, feasible_cap,
+              buffers):  # pragma: no cover - compiled
     """Walk up to ``count`` subsets past c's, each decided by its opening (module docstring).
 
     Returns (decided, pending, j_out, j_in): ``decided`` subsets walked and stopped early (``alpha`` then holds
@@ -42,7 +44,10 @@ def _poly_run(c, k, count, base, columns, gamma, coef0, degree, y, U, alpha, gra
         most = 0
         for p in range(1, k + 1):
             most = max(most, n_values[c[p]])
-        if most <= group_cap:   # rows that may repeat: AlphaSubproblem.groups decides how it is solved
+        # rows that may repeat (no feature has more than group_cap values, and the hashed rows do not prove more
+        # than group_cap distinct ones): AlphaSubproblem.groups decides how it is solved
+        if most <= group_cap and not _more_distinct_rows_than(row_bits, row_labels, c, 1, k + 1, group_cap,
+                                                              row_table):
             return done, 2, j_out, j_in
         _poly_swap_gradient(base, columns[j_out], columns[j_in], gamma, coef0, degree, y, alpha, grad, diag)
         # feasible_start leaves alpha as it is (in the box by construction: SMO's steps clip) unless y'a drifted
@@ -56,8 +61,8 @@ def _poly_run(c, k, count, base, columns, gamma, coef0, degree, y, U, alpha, gra
         for t in range(m):
             trial[t] = alpha[t]
             trial_grad[t] = grad[t]
-        if not _poly_opening(base, gamma, coef0, degree, diag, y, U, trial, trial_grad, tol, below, steps,
-                             buffers)[0]:
+        if not _poly_opening(base, gamma, coef0, degree, diag, y, U, trial, trial_grad, tol, above, below, steps,
+                             n_pos, buffers)[0]:
             return done, 1, j_out, j_in
         for t in range(m):
             alpha[t] = trial[t]
@@ -75,6 +80,7 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
     y, U, C, m = opening.y, opening.upper, opening.C, inst.m
     c = start_state(start, inst.n, k)
     n_values = oracle.distinct_values().astype(np.int64)
+    keys = oracle.row_keys()
     group_cap, feasible_cap = GROUP_SHARE * m, START_SLACK * C * m   # AlphaSubproblem.groups', feasible_start's
     trial, trial_grad, grad, diag = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     rank, since, alpha, base = start - 1, rebuild_every, None, None
@@ -90,8 +96,9 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
         else:
             decided, pending, j_out, j_in = _poly_run(
                 c, k, min(stop - rank - 1, rebuild_every - since), base, opening.columns, *opening.params, y, U,
-                alpha, grad, diag, trial, trial_grad, float(oracle.tol), oracle.stop_bounds(threshold)[1],
-                OPENING_STEPS, n_values, group_cap, feasible_cap, opening.buffers)
+                alpha, grad, diag, trial, trial_grad, float(oracle.tol), *oracle.stop_bounds(threshold),
+                OPENING_STEPS, opening.n_pos, n_values, keys.bits, keys.labels, keys.table, group_cap, feasible_cap,
+                opening.buffers)
             rank, since = rank + decided, since + decided
             if pending <= 0:
                 yield rank, None, None, False, decided

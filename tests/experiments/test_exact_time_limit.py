@@ -12,6 +12,7 @@ from minlp_fs.experiments import metrics, tables
 from minlp_fs.experiments.cli import add_bench_parser, config_from_args
 from minlp_fs.experiments.config import BenchConfig
 from minlp_fs.experiments.grids import certified_grid
+from minlp_fs.experiments.registry import certified as certified_registry
 from minlp_fs.experiments.registry.certified import reach_lines
 from minlp_fs.experiments.units import exact_options, solve_unit
 from exp_records import record
@@ -127,6 +128,17 @@ def test_certification_reach_by_hand():
     assert again[("german", "poly3", "paper")]["stopped"] == {3: None}
 
 
+def test_reach_hours_count_a_parallel_unit_once_per_process():
+    """A unit run on k processes (its n_jobs option) counts k times its wall time in the one-core hours."""
+    recs, units = _reach_records()
+    for r in recs:
+        if r["unit"]["kernel"] == "poly2" and r["unit"]["sense"] == "paper" and r["unit"]["method"] == "bnb":
+            r["unit"]["options"] = {"n_jobs": 2}
+    p2 = metrics.certification_reach(recs, units)[("german", "poly2", "paper")]
+    assert p2["exact_s"] == pytest.approx(12.0) and p2["all_s"] == pytest.approx(15.0)
+    assert metrics.core_seconds({"unit": {"options": {"time_limit": 60.0}}, "unit_time_s": 4.0}) == 4.0
+
+
 def test_reach_table_groups_kernels_and_compares_with_the_paper():
     recs, units = _reach_records()
     rows = {(r[0], r[1]): r for r in tables.markdown_tables(
@@ -164,6 +176,8 @@ def test_the_certified_report_counts_the_polynomial_instances_at_the_paper_b_max
     assert "Polynomial kernels certified up to the paper's B_max: 3 of 4 (dataset, kernel, sense)" in text
     assert "bnb` (branch-and-bound, 60 s per run)" in text
     assert "Hours spent: 2.75 h by the exact units, 2.75 h by all units" in text   # 11 units x 900 s
+    cores = certified_registry.cpu_count()
+    assert f"; {2.75 / cores:.2f} h of this machine's time with its {cores} core(s) busy" in text
 
 
 def test_an_answer_at_the_trivial_bound_certifies_its_B_where_the_exact_run_stopped():
