@@ -10,8 +10,9 @@ each is kept), on one BLAS thread. Both must find the same best subset and value
 early (column "same") in the fit sense, where the new code's opened solves (:mod:`minlp_fs.alpha.opening`)
 take the old solves' steps; in the paper sense the opening tests a stronger primal bound, so it stops other
 subsets and only the best rank and value must agree ("best only"; values to 1e-6 relative, the best subset
-being solved from other warm starts). The new version then runs the same chunks seeded with LS*'s value (``Enumeration``'s incumbent
-``auto`` above 100,000 subsets; LS*'s own time not included: it is paid once per enumeration). Writes the
+being solved from other warm starts). Both versions then run the same chunks seeded with LS*'s value, as a
+whole enumeration does (``Enumeration``'s incumbent ``auto`` above 100,000 subsets; LS*'s own time not included:
+it is paid once per enumeration; ``REV`` must know ``_enumerate_chunk``'s ``seed``, 830cda4 on). Writes the
 section ``bench_enumeration`` of RESULTS.md.
 """
 from __future__ import annotations
@@ -84,9 +85,18 @@ def keep_least(best: dict, new: dict) -> None:
 
 
 def same_best(old_chunks: list, new_chunks: list) -> bool:
-    """The same best rank in every chunk, and values equal to 1e-6 relative (the accuracy of a value at tol = 1e-5)."""
-    return all(a[0] == b[0] and (a[1] == b[1] or abs(a[1] - b[1]) <= 1e-6 * max(abs(a[1]), 1.0))
+    """The same best rank in every chunk, and values equal to 1e-6 relative (the accuracy of a value at tol = 1e-5);
+    a chunk whose every subset stopped early against the seed has none (None in both)."""
+    return all(a[0] == b[0] and (a[1] == b[1] or None not in (a[1], b[1])
+                                 and abs(a[1] - b[1]) <= 1e-6 * max(abs(a[1]), 1.0))
                for a, b in zip(old_chunks, new_chunks))
+
+
+def agreement(old_row: dict, new_row: dict) -> str:
+    """Column "same": yes, best only or no (:func:`same_best`)."""
+    if old_row["chunks"] == new_row["chunks"]:
+        return "yes"
+    return "best only" if same_best(old_row["chunks"], new_row["chunks"]) else "no"
 
 
 def main(argv=None) -> None:
@@ -97,22 +107,23 @@ def main(argv=None) -> None:
     add_io_args(ap)
     args = ap.parse_args(argv)
     data_dir = str(Path(args.data_dir).resolve())
-    old, new, seeded = {}, {}, {}
+    old, new, old_seeded, seeded = {}, {}, {}, {}
     with old_checkout(args.old) as (checkout, sha):
         for _ in range(args.repeats):
             keep_least(old, run(checkout, data_dir, args.chunks, False))
             keep_least(new, run(ROOT, data_dir, args.chunks, False))
-        keep_least(seeded, run(ROOT, data_dir, args.chunks, True))
+            keep_least(old_seeded, run(checkout, data_dir, args.chunks, True))
+            keep_least(seeded, run(ROOT, data_dir, args.chunks, True))
     n = args.chunks * CHUNK
     lines = ["| dataset | kernel | B | sense | old ms / subset | new ms / subset | old / new | same | "
-             "new, seeded by LS*: ms / subset | old / seeded | stopped early (of " + f"{n:,}) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "seeded by LS*: old ms / subset | new ms / subset | old / new | same | stopped early, seeded: old / new "
+             f"(of {n:,}) |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for case in map(tuple, CASES):
-        o, w, s = old[case], new[case], seeded[case]
-        same = "yes" if o["chunks"] == w["chunks"] else "best only" if same_best(o["chunks"], w["chunks"]) else "no"
+        o, w, so, s = old[case], new[case], old_seeded[case], seeded[case]
         lines.append(f"| {' | '.join(map(str, case))} | {1e3 * o['cpu'] / n:.3f} | {1e3 * w['cpu'] / n:.3f} | "
-                     f"{o['cpu'] / w['cpu']:.2f}x | {same} | {1e3 * s['cpu'] / n:.3f} | {o['cpu'] / s['cpu']:.2f}x | "
-                     f"{sum(c[2] for c in w['chunks']):,} / {sum(c[2] for c in s['chunks']):,} (seeded) |")
+                     f"{o['cpu'] / w['cpu']:.2f}x | {agreement(o, w)} | {1e3 * so['cpu'] / n:.3f} | "
+                     f"{1e3 * s['cpu'] / n:.3f} | {so['cpu'] / s['cpu']:.2f}x | {agreement(so, s)} | "
+                     f"{sum(c[2] for c in so['chunks']):,} / {sum(c[2] for c in s['chunks']):,} |")
     body = [f"Command: `{command('bench_enumeration.py', argv)}` (from the repository root). Machine: {machine()}.",
             "", f"Old: {sha}; new: this checkout. CPU time per subset over {args.chunks} chunks of {CHUNK:,} "
             "consecutive ranks (fixed seed), least of the repetitions; \"same\": yes = the same best rank, value, "

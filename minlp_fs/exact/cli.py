@@ -13,8 +13,8 @@ from .graph import write_graphml
 CERTIFY_METHODS = ("auto", "enumerate", "bnb")
 
 #: ``auto`` enumerates up to this many subsets: measured, bnb is at best even below it (CPU ratio
-#: enumeration / bnb 0.3-1.4x at C(n, B) <= 126) and faster above (1.8-130x from C(n, B) = 1,716 up;
-#: benchmarks/RESULTS.md, bench_bnb (a))
+#: enumeration / bnb 0.3-2.7x at C(n, B) <= 126) and faster above (1.2-35x from C(n, B) = 1,716 up, against
+#: the fourteenth session's enumeration; benchmarks/RESULTS.md, bench_bnb (a))
 AUTO_ENUMERATE_UP_TO = 1000
 
 
