@@ -87,7 +87,7 @@ class AlphaSubproblem:
         #: distinct values per feature: a subset has at least max_j of them distinct rows
         self._n_values = None
         self._last_groups = (None, None)
-        self._local = threading.local()
+        self._row_keys = None
 
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
                    worse_than: float | None = None, grad0: np.ndarray | None = None,
@@ -199,13 +199,10 @@ class AlphaSubproblem:
         return groups
 
     def row_keys(self) -> RowKeys:
-        """The instance's rows as bits, to count a subset's distinct rows (:meth:`groups`); built once. Not
-        shared between threads: its count table is scratch space (the thread-pooled solves' subsets reach
-        :meth:`groups` through ``solve``: each thread builds its own)."""
-        keys = getattr(self._local, "row_keys", None)
-        if keys is None:
-            keys = self._local.row_keys = RowKeys(self.instance.X, self.instance.y)
-        return keys
+        """The instance's rows as bits, to count a subset's distinct rows (:meth:`groups`); built once."""
+        if self._row_keys is None:
+            self._row_keys = RowKeys(self.instance.X, self.instance.y)
+        return self._row_keys
 
     def distinct_values(self) -> np.ndarray:
         """Distinct values of each feature: a subset whose features have more than GROUP_SHARE * m of them for

@@ -561,19 +561,21 @@ def duplicate_groups(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 class RowKeys:
     """The rows of an instance as bits, for :func:`_more_distinct_rows_than`: ``bits[j, i]`` is the int64 bit pattern
-    of X[i, j] + 0.0 (-0.0 and 0.0 alike, as :func:`duplicate_groups` counts them), ``labels[i]`` y_i's, and a
-    table of 2^ceil(log2(2 m)) slots to count in."""
+    of X[i, j] + 0.0 (-0.0 and 0.0 alike, as :func:`duplicate_groups` counts them), ``labels[i]`` y_i's."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray):
         self.bits = np.ascontiguousarray((np.asarray(X, dtype=np.float64) + 0.0).T).view(np.int64)
         self.labels = (np.asarray(y, dtype=np.float64) + 0.0).view(np.int64)
-        self.table = np.empty(1 << max(1, int(2 * len(y) - 1).bit_length()), dtype=np.uint64)
+
+    def table(self) -> np.ndarray:
+        """Scratch space to count in: 2^ceil(log2(2 m)) slots (a caller's own: the count overwrites it)."""
+        return np.empty(1 << max(1, int(2 * self.labels.size - 1).bit_length()), dtype=np.uint64)
 
     def more_distinct_than(self, columns, cap: float) -> bool:
         """Whether the rows (x_S, y) of ``columns`` S take more than ``cap`` distinct values (a proof; False may
         also mean a hash collision hid one: ask :func:`duplicate_groups`)."""
         cols = np.asarray(columns, dtype=np.int64)
-        return bool(_more_distinct_rows_than(self.bits, self.labels, cols, 0, cols.size, float(cap), self.table))
+        return bool(_more_distinct_rows_than(self.bits, self.labels, cols, 0, cols.size, float(cap), self.table()))
 
 
 @njit(cache=True, nogil=True)

@@ -81,6 +81,7 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
     c = start_state(start, inst.n, k)
     n_values = oracle.distinct_values().astype(np.int64)
     keys = oracle.row_keys()
+    row_table = keys.table()
     group_cap, feasible_cap = GROUP_SHARE * m, START_SLACK * C * m   # AlphaSubproblem.groups', feasible_start's
     trial, trial_grad, grad, diag = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     rank, since, alpha, base = start - 1, rebuild_every, None, None
@@ -97,7 +98,7 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
             decided, pending, j_out, j_in = _poly_run(
                 c, k, min(stop - rank - 1, rebuild_every - since), base, opening.columns, *opening.params, y, U,
                 alpha, grad, diag, trial, trial_grad, float(oracle.tol), *oracle.stop_bounds(threshold),
-                OPENING_STEPS, opening.n_pos, n_values, keys.bits, keys.labels, keys.table, group_cap, feasible_cap,
+                OPENING_STEPS, opening.n_pos, n_values, keys.bits, keys.labels, row_table, group_cap, feasible_cap,
                 opening.buffers)
             rank, since = rank + decided, since + decided
             if pending <= 0:
