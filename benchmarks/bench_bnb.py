@@ -17,10 +17,11 @@
 (f) Parallel bnb: ``--jobs 1`` (the sequential search) against ``--jobs 2`` (subtrees in loky worker
     processes), back to back: wall time, nodes, QPs, same optimum.
 (d) and (f) run alone with ``--certificates`` and write their own section (bench_bnb_certificates).
+``--gaussian``: (a), (e) and (d) for the Gaussian kernel's fit sense (its chord bounds), in section bench_bnb_gaussian.
 
 Wall times on a shared 2-core machine: compare the ratios of a row, measured back to back. Usage:
 
-    python benchmarks/bench_bnb.py [--quick] [--certificates] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
+    python benchmarks/bench_bnb.py [--quick] [--certificates | --gaussian] [--data-dir ../shared/datasets] [--output benchmarks/RESULTS.md]
     python benchmarks/bench_bnb.py --bmax-limit SECONDS [--jobs N]     # only (e), longer limits, own section
     python benchmarks/bench_bnb.py --only cleveland:poly3:paper:6 [...]                     # chosen rows of (a), printed only
     python benchmarks/bench_bnb.py --bmax-limit SECONDS --only german:poly3:paper:9 [...]   # chosen rows of (e), printed only
@@ -64,6 +65,13 @@ CERTIFICATES = [("wholesale", "poly2", "fit", 3), ("diabetes", "poly3", "fit", 4
 #: the paper's B_max per dataset (Table cert-coverage) for part (e), each run with PAPER_BMAX_LIMIT seconds
 PAPER_BMAX = [("parkinsons", 11), ("german", 9), ("bcd", 12), ("ionosphere", 10), ("sonar", 6)]
 PAPER_BMAX_LIMIT = 20.0
+#: (dataset, B) of the Gaussian kernel's fit sense (``--gaussian``): bnb (the chord bounds) against enumeration
+GAUSSIAN_FIT = [("diabetes", 4), ("cleveland", 6), ("parkinsons", 6), ("german", 3), ("bcd", 4), ("ionosphere", 4),
+                ("sonar", 3)]
+#: ``--gaussian``: the paper's B_max (each run with GAUSSIAN_BMAX_LIMIT seconds) and one certificate per dataset
+GAUSSIAN_BMAX_LIMIT = 60.0
+GAUSSIAN_CERTIFICATES = [("cleveland", "rbf", "fit", 6), ("parkinsons", "rbf", "fit", 11), ("german", "rbf", "fit", 3),
+                         ("bcd", "rbf", "fit", 12), ("ionosphere", "rbf", "fit", 5), ("sonar", "rbf", "fit", 3)]
 #: (dataset, kernel, sense, B) for part (f): bnb with --jobs 1 and 2
 PARALLEL_CASES = [("parkinsons", "poly3", "paper", 6), ("ionosphere", "poly2", "fit", 4), ("sonar", "poly2", "fit", 3)]
 REPO = Path(__file__).resolve().parent.parent
@@ -311,6 +319,35 @@ def parallel_runs(data_dir, cases):
     return rows
 
 
+def gaussian_section(args, folder) -> tuple:
+    """The Gaussian kernel's fit sense (the chord bounds of minlp_fs.exact.chords), in its own section:
+    bnb against enumeration, bnb at the paper's B_max, and certificates."""
+    started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
+    warm_up(args.data_dir)
+    solve(build_instance("wholesale", data_dir=args.data_dir, kernel="rbf", sense="fit", B=2), "bnb")
+    side = side_by_side(args.data_dir, None, None, [(ds, B, "rbf", "fit") for ds, B in GAUSSIAN_FIT])
+    bmax = at_paper_bmax(args.data_dir, None, GAUSSIAN_BMAX_LIMIT, units=[(ds, B, "rbf", "fit") for ds, B in PAPER_BMAX])
+    out = ["### (a) bnb vs enumeration, Gaussian kernel, fit sense, back to back (wall time, n_jobs = 1)", "",
+           *side, "", summary(side), "",
+           f"### (e) bnb at the paper's B_max, Gaussian kernel, fit sense (time limit {GAUSSIAN_BMAX_LIMIT:.0f} s per run)",
+           "", *bmax, "",
+           "### (d) Certificates: `minlp-fs certify --method bnb --certificate FILE`, then `minlp-fs verify FILE "
+           "[--jobs 2]` (separate processes)", "", *certificates(args.data_dir, GAUSSIAN_CERTIFICATES, folder)]
+    return _section("## Branch-and-bound, the Gaussian kernel's fit sense: chord bounds (bench_bnb.py --gaussian)",
+                    started, t0, load0, "C = 10, gamma = 0.1 (the paper's). bnb bounds a fit-sense node's children by "
+                    "the chords of `minlp_fs/exact/chords.py` at the relaxed alpha (one QP per node, no QP of I u F); "
+                    "before, it solved every leaf. QPs as in bench_bnb.", out)
+
+
+def _section(title: str, started, t0: float, load0, note: str, body: list) -> tuple:
+    """(elapsed seconds, the section's text): its title, command, date, machine and load, ``note``, ``body``."""
+    elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
+    head = [title, "", f"Command: `{command('bench_bnb.py')}` (from the repository root). Date: "
+            f"{started:%Y-%m-%d %H:%M} UTC, total {elapsed:.0f} s.",
+            f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {load1[0]:.1f}. {note}", ""]
+    return elapsed, "\n".join(head + body)
+
+
 def certificates_section(args, folder, quick):
     """Parts (d) and (f) alone, in their own section."""
     started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
@@ -322,15 +359,10 @@ def certificates_section(args, folder, quick):
            "plus that of the workers' tasks: a CPU total near the sequential one, split over 2 workers, is what "
            "2 free cores would turn into a wall-time gain; the wall time depends on the cores the machine's load leaves", "",
            *parallel_runs(args.data_dir, PARALLEL_CASES[:1] if quick else PARALLEL_CASES)]
-    elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
-    head = ["## Branch-and-bound certificates and parallel bnb (bench_bnb.py --certificates)", "",
-            f"Command: `{command('bench_bnb.py')}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, "
-            f"total {elapsed:.0f} s.",
-            f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {load1[0]:.1f}. "
-            "C = 10, gamma = 0.1, c = 1 (the paper's). verify's verdict: no subset beats the claimed value by "
-            "more than the tolerance shown, 1e-6 x max(1, |value|); solves = the verifier's SVM solves (libsvm, "
-            "then the package's SMO at 1e-10 where libsvm's duality gap is too wide).", ""]
-    return elapsed, "\n".join(head + out)
+    return _section("## Branch-and-bound certificates and parallel bnb (bench_bnb.py --certificates)", started, t0,
+                    load0, "C = 10, gamma = 0.1, c = 1 (the paper's). verify's verdict: no subset beats the claimed "
+                    "value by more than the tolerance shown, 1e-6 x max(1, |value|); solves = the verifier's SVM solves "
+                    "(libsvm, then the package's SMO at 1e-10 where libsvm's duality gap is too wide).", out)
 
 
 def main():
@@ -339,6 +371,8 @@ def main():
     p.add_argument("--quick", action="store_true", help="two small datasets, poly2, no part (b)")
     p.add_argument("--cert-dir", default=None, help="folder for the certificates (default: a temporary one)")
     p.add_argument("--certificates", action="store_true", help="only parts (d) and (f), in their own section")
+    p.add_argument("--gaussian", action="store_true",
+                   help="only the Gaussian kernel's fit sense: (a), (e) and (d), in their own section (bench_bnb_gaussian)")
     p.add_argument("--bmax-limit", type=float, default=None,
                    help="only part (e), with this time limit per run, in its own section (bench_bnb_bmax)")
     p.add_argument("--jobs", type=int, default=1, help="with --bmax-limit: runs at a time (one process each)")
@@ -382,6 +416,12 @@ def main():
         write_section(args.output, "bench_bnb_bmax", text)
         print(f"wrote {args.output}")
         return
+    if args.gaussian:
+        with tempfile.TemporaryDirectory() as tmp:
+            elapsed, text = gaussian_section(args, args.cert_dir or tmp)
+        write_section(args.output, "bench_bnb_gaussian", text)
+        print(f"wrote {args.output} in {elapsed:.0f} s")
+        return
     if args.certificates:
         with tempfile.TemporaryDirectory() as tmp:
             folder = args.cert_dir or tmp
@@ -398,8 +438,9 @@ def main():
     poly = side_by_side(args.data_dir, SIDE_BY_SIDE[:2] if quick else SIDE_BY_SIDE, kernels)
     out = ["### (a) bnb vs enumeration, same instances, back to back (wall time, n_jobs = 1)", "",
            *poly, "", summary(poly), "",
-           "Gaussian kernel (no bound applies to bnb beyond the paper sense's trivial one: it enumerates the "
-           "leaves, without enumeration's revolving door; `certify --method auto` uses enumeration there):", "",
+           "Gaussian kernel (paper sense: no bound but the trivial one, bnb enumerates the leaves without "
+           "enumeration's revolving door, and `certify --method auto` uses enumeration; fit sense: the chord bounds, "
+           "more rows in bench_bnb_gaussian):", "",
            *side_by_side(args.data_dir, RBF_CASES[:1] if quick else RBF_CASES, ("rbf",))]
     if not quick:
         out += ["", f"### (b) bnb where enumeration is out of reach here (time limit {BEYOND_LIMIT:.0f} s per run)", "",

@@ -137,8 +137,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     c.add_argument("--time-limit", type=float, default=None, help="seconds")
     c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     c.add_argument("--method", default="auto", choices=CERTIFY_METHODS,
-                   help="auto (default): bnb for polynomial kernels on more than 1000 subsets or with --certificate, "
-                        "else enumeration; or enumerate, bnb")
+                   help="auto (default): bnb for polynomial kernels on more than 1000 subsets, for the Gaussian "
+                        "kernel's fit sense on more than 20000, or with --certificate, else enumeration; or enumerate, bnb")
     c.add_argument("--certificate", default=None, help="bnb: write the proof to this JSON file (minlp-fs verify FILE)")
     c.add_argument("--gap-tol", type=float, default=0.0,
                    help="bnb: relative optimality gap to stop at (default 0: exact); the answer states the gap it is "

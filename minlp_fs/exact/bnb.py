@@ -23,8 +23,8 @@ class BranchAndBound(Method):
     ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved).
     The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
     finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
-    ``marginal``: use the fixed-alpha bounds (pair, or degree-share) at the relaxed alpha (fit sense,
-    polynomial kernels);
+    ``marginal``: use the fixed-alpha bounds (pair, degree shares or the Gaussian kernel's chords) at the
+    relaxed alpha (fit sense);
     ``gap_tol``: relative optimality gap the search may leave (0: exact); a node whose bound is within
     gap_tol * max(1, |incumbent|) of the incumbent is pruned, and the certified answer states the gap it
     is proven within (:mod:`.search`, relative gap).
@@ -32,7 +32,7 @@ class BranchAndBound(Method):
     worker processes (-1: one per core) searching disjoint subtrees, through joblib's ``backend``
     (loky, or a dask/ray cluster at ``scheduler``): :mod:`.parallel`, whose tree and answer are the
     same for any n_jobs (the optimum's value is the sequential one's too). The fit sense solves two
-    QPs per node.
+    QPs per node (one with the Gaussian kernel).
     An ``oracle`` passed to :meth:`solve` lends its KKT tolerance (the search solves its own QPs).
     """
 
@@ -40,7 +40,7 @@ class BranchAndBound(Method):
     n_jobs: int = n_jobs_option()
     progress: bool = option(False, bool, doc="show a progress bar (nodes, open nodes, QPs, gap)")
     incumbent: str = option("alpha-start", str, doc="heuristic run first for the incumbent ('none': only the start)")
-    marginal: bool = option(True, bool, doc="fixed-alpha bounds at the relaxed alpha (fit sense, polynomial kernels)")
+    marginal: bool = option(True, bool, doc="fixed-alpha bounds at the relaxed alpha (fit sense: polynomial kernels, Gaussian chords)")
     gap_tol: float = option(0.0, float, low=0, high=1, high_open=True,
                             doc="relative optimality gap to stop at (0: exact); the answer states the gap it is proven within")
     certificate: str | None = option(None, str, none=True, doc="JSON file to write the proof to (minlp-fs verify)")

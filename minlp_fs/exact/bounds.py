@@ -41,17 +41,24 @@ These bounds are proven here:
   (e_k <= gain_k) and was the smaller for 0 of 221 children on Cleveland poly5 B = 6 and 0 of 23,126 on Sonar
   poly3 B = 6 (benchmarks/RESULTS.md, bench_bnb_fit_bmax) while costing about 12 % of the search's CPU.
 
-The Gaussian kernel has neither property (appendix counterexample); there only the trivial bound
-(paper sense) is used, and the tree enumerates the leaves.
+* **fixed-alpha chords** (:mod:`.chords`; fit sense, Gaussian kernels): each term c_ih exp(-gamma s_ih) of
+  f(alpha, .) is convex in the one number s_ih, which lies between the sums of the need smallest and largest
+  d_ihj over the pool; the chord (c_ih > 0) or a tangent (c_ih < 0) bounds it by an affine function of beta,
+  so f(alpha, I u R) <= kappa + the r largest w_j.
+
+The Gaussian kernel is not monotone (appendix counterexample): in the paper sense only the trivial bound is
+used there, and the tree enumerates the leaves; in the fit sense g(I u F) bounds nothing, and the chords
+alone bound the children.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import PolynomialKernel
+from ..kernels import GaussianKernel, PolynomialKernel
 from ..multiclass import machines
 from ..objective import primal_point
 from . import tree
+from .chords import GaussianChords
 from .shares import FixedAlphaShares, share_bounds
 
 
@@ -74,6 +81,12 @@ def instance_lower_bound(instance, K: np.ndarray, alpha: np.ndarray) -> float:
 def monotone(kernel) -> bool:
     """True when g is monotone nondecreasing in the subset: polynomial kernels with c >= 0."""
     return isinstance(kernel, PolynomialKernel) and kernel.coef0 >= 0
+
+
+def fixed_alpha(kernel) -> bool:
+    """True when the fit sense has fixed-alpha bounds of a node's children (:func:`fit_child_bounds`):
+    polynomial kernels with c >= 0 (pair, degree shares) and Gaussian kernels (chords)."""
+    return monotone(kernel) or isinstance(kernel, GaussianKernel)
 
 
 def probe_bound(scores: dict, order, t: int, need: int, inherited: float) -> float:
@@ -154,15 +167,20 @@ def quadratic(kernel) -> bool:
 
 
 def _fit_basis(instance, alpha: np.ndarray, fixed, free, need: int):
-    """What the fit-sense order and bounds of (I, F) at ``alpha`` rest on: degree 2, the fixed-alpha
-    quadratic on U = I u F; other degrees, the degree shares of :mod:`.shares` (their pair terms only if
-    need > 1)."""
+    """What the fit-sense order and bounds of (I, F) at ``alpha`` rest on: Gaussian, the chords of
+    :mod:`.chords`; degree 2, the fixed-alpha quadratic on U = I u F; other degrees, the degree shares of
+    :mod:`.shares` (their pair terms only if need > 1)."""
+    if isinstance(instance.kernel, GaussianKernel):
+        return GaussianChords(instance, alpha, fixed, free)
     if quadratic(instance.kernel):
         return FixedAlphaQuadratic(instance, alpha, tree.universe(fixed, free))
     return FixedAlphaShares(instance, alpha, fixed, free, pairs=need > 1)
 
 
 def _order(basis, fixed, free, need: int) -> list:
+    if isinstance(basis, GaussianChords):
+        gain = basis.gains(need)
+        return sorted(free, key=lambda j: (-gain[j], j))
     if isinstance(basis, FixedAlphaQuadratic):
         gain = basis.gains(fixed, free)
         D = basis.W[np.ix_(basis.index(free), basis.index(free))].copy()
@@ -174,7 +192,9 @@ def _order(basis, fixed, free, need: int) -> list:
 
 
 def _child_bounds(basis, fixed, need: int, order) -> list:
-    if isinstance(basis, FixedAlphaQuadratic):
+    if isinstance(basis, GaussianChords):
+        bounds = basis.child_bounds(order, need)
+    elif isinstance(basis, FixedAlphaQuadratic):
         bounds = pair_bounds(basis, fixed, order, need)
     else:
         bounds = share_bounds(basis, order, need)
@@ -184,14 +204,15 @@ def _child_bounds(basis, fixed, need: int, order) -> list:
 def fit_order(instance, alpha: np.ndarray, fixed, free, need: int) -> list:
     """The order the fit sense splits a node by: largest estimated gain first (degree 2: g_j plus half the
     need - 1 largest pair terms of j; other degrees: its degree share with its need - 1 best partners,
-    :meth:`.shares.FixedAlphaShares.shares`)."""
+    :meth:`.shares.FixedAlphaShares.shares`; Gaussian: w_j of the node's own chord bound)."""
     return _order(_fit_basis(instance, alpha, fixed, free, need), fixed, free, need)
 
 
 def fit_child_bounds(instance, alpha: np.ndarray, fixed, free, need: int, order) -> list:
     """Score bounds (-f terms) of the children of the split of (I, F, need) by ``order`` from one feasible
     alpha: degree 2, the pair bound; other polynomial degrees, the degree-share bound
-    (:func:`.shares.share_bounds`). Shared by the search and the verifier."""
+    (:func:`.shares.share_bounds`); Gaussian, the chord bound (:mod:`.chords`). Shared by the search and the
+    verifier."""
     return _child_bounds(_fit_basis(instance, alpha, fixed, free, need), fixed, need, order)
 
 

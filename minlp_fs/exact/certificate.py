@@ -8,11 +8,12 @@ A certificate is JSON data: the instance (scaled X, labels, kernel, C, B, sense)
   proven worse than the incumbent, solved loosely (an inner node's probe: its score bound is then a
   weak-duality bound) or not solved (a lazy probe: its score bound is an ancestor's probe of I' + j,
   I' in I, by monotonicity); alpha: the point its solve ended at, sparse);
-* ``fit`` (fit sense): (I, F, need), g(I u F) (None if its solve stopped early), the alpha its
-  children's fixed-alpha bounds were computed at (sparse), and the order of the children with
-  ``marginal`` whether those bounds (:func:`.bounds.fit_child_bounds`) were used (order None: the
-  node was closed by g(I u F) alone);
-* ``split`` (Gaussian kernel): (I, F, need) and the order of a split made without bounds;
+* ``fit`` (fit sense): (I, F, need), g(I u F) (None if its solve stopped early, or not solved: the Gaussian
+  kernel, where it bounds nothing), the alpha its children's fixed-alpha bounds were computed at (sparse),
+  and the order of the children with ``marginal`` whether those bounds (:func:`.bounds.fit_child_bounds`:
+  pair, degree shares or chords) were used (order None: the node was closed by g(I u F) alone);
+* ``split`` (Gaussian kernel, paper sense or no fixed-alpha bounds): (I, F, need) and the order of a split
+  made without bounds;
 * ``leaf``: a solved one-subset node, its value (None if stopped early) and its alpha;
 * the claim's alpha (the incumbent's).
 
@@ -60,7 +61,7 @@ from ..kernels import make_kernel
 from ..multiclass import binary_only
 from ..objective import dual_objective, feasibility_violation, primal_point
 from . import tree
-from .bounds import fit_child_bounds, monotone, probe_bound
+from .bounds import fit_child_bounds, fixed_alpha, monotone, probe_bound
 
 FORMAT = "minlp-fs/bnb-certificate"
 #: version 2 stores the alphas of probes and leaves; version 1 certificates verify by libsvm solves there
@@ -283,9 +284,11 @@ def _record_bounds(inst, rec: dict):
         alpha = _feasible(inst, _dense(rec.get("alpha"), m))
         if alpha is None:
             return None
-        universe = _usable(-_objective(inst, tree.universe(fixed, free), alpha))
-        if universe is None:
-            return None
+        universe = -np.inf                  # g(I u F) bounds the node for monotone kernels only
+        if monotone(inst.kernel):
+            universe = _usable(-_objective(inst, tree.universe(fixed, free), alpha))
+            if universe is None:
+                return None
         children = None
         if rec["order"] is not None and rec["marginal"]:
             children = fit_child_bounds(inst, alpha, fixed, free, int(rec["need"]), [int(j) for j in rec["order"]])
@@ -402,6 +405,7 @@ def _verify(doc: dict, rtol: float, jobs: int, max_gap: float) -> Verdict:
         index[(rec["kind"], key)] = rec
         cheap[(rec["kind"], key)] = b
     bounds_hold = monotone(inst.kernel)
+    fit_bounds_hold = fixed_alpha(inst.kernel)
     max_err, closed = abs(value - claimed) / max(1.0, abs(value)), 0
     fixed, free, need = tree.root(inst.n, inst.B)
     stack = [(fixed, free, need, inst.trivial_bound if paper else -np.inf)]
@@ -475,15 +479,15 @@ def _verify(doc: dict, rtol: float, jobs: int, max_gap: float) -> Verdict:
                 if child[3] < target and need == 1:
                     return fail(f"probe {list(child[0])} is better than the claimed optimum")
             stack.extend(children)
-        elif fit is not None and bounds_hold and not paper:
+        elif fit is not None and fit_bounds_hold and not paper:
             numbers = cheap[("fit", key)]
             universe = tree.universe(fixed, free)
-            g_bound = None
+            g_bound = None if bounds_hold else -np.inf    # Gaussian: g(I u F) bounds nothing, the chords only
             if numbers is not None:
                 n_cheap += 1
                 g_bound = numbers[0]
             for tight in (False, True):
-                if g_bound is not None and (max(bound, g_bound) >= target or fit["order"] is not None):
+                if not bounds_hold or g_bound is not None and (max(bound, g_bound) >= target or fit["order"] is not None):
                     break
                 g_bound, g = exact.score_bound(universe, tight)
                 if fit["value"] is not None:
@@ -493,7 +497,8 @@ def _verify(doc: dict, rtol: float, jobs: int, max_gap: float) -> Verdict:
                 closed += 1
                 continue
             if fit["order"] is None:
-                return fail(f"{node}: its universe's value does not reach the claimed optimum")
+                return fail(f"{node}: its universe's value does not reach the claimed optimum" if bounds_hold else
+                            f"{node}: no bound of its children (a Gaussian kernel's node is bounded by its chords only)")
             order = [int(j) for j in fit["order"]]
             children = [bound] * (len(order) - need + 1)
             if fit["marginal"]:

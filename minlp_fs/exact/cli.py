@@ -6,7 +6,7 @@ import math
 
 from ..errors import InputError
 from ..output import output_file, write_error
-from .bounds import monotone
+from .bounds import fixed_alpha, monotone
 from .certificate import load, verify
 from .graph import write_graphml
 
@@ -16,20 +16,34 @@ CERTIFY_METHODS = ("auto", "enumerate", "bnb")
 #: enumeration / bnb 0.3-2.7x at C(n, B) <= 126) and faster above (1.2-35x from C(n, B) = 1,716 up, against
 #: the fourteenth session's enumeration; benchmarks/RESULTS.md, bench_bnb (a))
 AUTO_ENUMERATE_UP_TO = 1000
+#: the same for the Gaussian kernel's fit sense (its chord bounds cost O(m^2) per child and prune less where
+#: the rows are many): CPU ratio enumeration / bnb 0.25-1.0x up to C(n, B) = 1,716 (Cleveland B = 3-6, BCW,
+#: Diabetes), 0.37x on German B = 3 (2,024) and about 0.4x on German B = 4 (10,626: bnb 64 s), 3.3x and 8.4x on
+#: Parkinsons B = 3 and 4 (1,540 and 7,315), 6x on Sonar B = 4 (487,635: bnb 29 s)
+AUTO_ENUMERATE_UP_TO_GAUSSIAN = 20_000
 
 
 def certify_method(instance, method: str, certificate) -> str:
-    """The exact method to run: ``auto`` is bnb where its bounds hold (polynomial kernels) on more than
-    :data:`AUTO_ENUMERATE_UP_TO` subsets, or when a certificate is wanted; else enumeration (Gaussian
-    kernel: bnb has no bound to prune with and enumeration's revolving door makes each leaf cheaper)."""
+    """The exact method to run: ``auto`` is bnb where its bounds hold (:func:`bnb_bounds`) on more than
+    :data:`AUTO_ENUMERATE_UP_TO` subsets (Gaussian: :data:`AUTO_ENUMERATE_UP_TO_GAUSSIAN`), or when a
+    certificate is wanted; else enumeration (the Gaussian
+    kernel's paper sense: bnb has no bound to prune with but the trivial one, and enumeration's revolving
+    door makes each leaf cheaper)."""
     if method not in CERTIFY_METHODS:
         raise InputError(f"unknown certify method {method!r}; choose one of {', '.join(CERTIFY_METHODS)}")
     if method == "enumerate" and certificate:
         raise InputError("--certificate needs --method bnb (or auto): enumeration writes no certificate")
     if method == "auto":
-        large = math.comb(instance.n, instance.B) > AUTO_ENUMERATE_UP_TO
-        return "bnb" if certificate or (monotone(instance.kernel) and large) else "enumerate"
+        up_to = AUTO_ENUMERATE_UP_TO if monotone(instance.kernel) else AUTO_ENUMERATE_UP_TO_GAUSSIAN
+        large = math.comb(instance.n, instance.B) > up_to
+        return "bnb" if certificate or (bnb_bounds(instance.kernel, instance.sense) and large) else "enumerate"
     return method
+
+
+def bnb_bounds(kernel, sense: str) -> bool:
+    """True when bnb prunes with more than the trivial bound: polynomial kernels with c >= 0 (probes, g(I u F)
+    and the fixed-alpha bounds), and the Gaussian kernel in the fit sense (its chords)."""
+    return monotone(kernel) or (sense == "fit" and fixed_alpha(kernel))
 
 
 def add_verify_parser(sub) -> None:

@@ -36,8 +36,10 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
 
    Children at or beyond the incumbent are pruned; the rest are pushed so the first is searched first.
 
-With a Gaussian kernel no probe bound holds: nodes split without QPs and every leaf is solved (the
-paper sense keeps the trivial bound). ``minlp-fs certify --method auto`` uses enumeration there.
+With a Gaussian kernel no probe bound holds (g is not monotone) and g(U) bounds nothing. In the fit sense
+a node is expanded as above without the QP of U: the relaxed alpha's chord bounds (:mod:`.chords`) order and
+bound the children. In the paper sense nodes split without QPs and every leaf is solved (the trivial bound
+prunes); ``minlp-fs certify --method auto`` uses enumeration there.
 
 Relative gap (``gap_tol`` > 0): every prune and every early stop compares with the incumbent's score less
 gap_tol * max(1, |incumbent|) instead of the score itself (:meth:`_Search._prune_at`), so each pruned node's
@@ -66,7 +68,7 @@ from ..alpha import DEFAULT_TOL, AlphaSubproblem
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from . import tree
-from .bounds import fit_split, instance_lower_bound, monotone, probe_bound, relaxed_gram
+from .bounds import fit_split, fixed_alpha, instance_lower_bound, monotone, probe_bound, relaxed_gram
 from .certificate import Recorder
 from .probe_gram import ProbeGrams
 
@@ -102,6 +104,7 @@ class _Search:
         inst = run.instance
         self.paper = inst.sense == "paper"
         self.probes = monotone(inst.kernel)
+        self.chords = fixed_alpha(inst.kernel) and not self.probes   # Gaussian: fit-sense chord bounds only
         self.qp = AlphaSubproblem(inst, tol=run.oracle.tol if run.has_oracle else DEFAULT_TOL, cache=False)
         self.loose_qp = AlphaSubproblem(inst, tol=max(PROBE_TOL, self.qp.tol), cache=False)
         self.tighten_qp = AlphaSubproblem(inst, tol=max(TIGHTEN_TOL, self.qp.tol), cache=False)
@@ -209,7 +212,8 @@ class _Search:
         self.stack.extend(reversed(kept))
 
     def _split_plain(self, node: _Node) -> None:
-        """No bound holds (Gaussian kernel): split in index order, children inherit the node's bound."""
+        """No bound holds (Gaussian kernel, paper sense; or ``marginal=False``): split in index order, children
+        inherit the node's bound."""
         order = node.free
         self._push([_Node(f, F, node.need - 1, node.bound, node.alpha)
                     for _, f, F in tree.split(node.fixed, node.free, node.need, order)])
@@ -296,11 +300,13 @@ class _Search:
             below -= scores[j] >= at_incumbent
 
     def _expand_fit(self, node: _Node) -> None:
-        """Fit sense: g(U) bounds the node; at the relaxed alpha, fixed-alpha bounds order and bound every child."""
-        universe = tree.universe(node.fixed, node.free)
+        """Fit sense: g(U) bounds the node (monotone kernels); at the relaxed alpha, fixed-alpha bounds order and
+        bound every child (the Gaussian kernel: the chords only)."""
         warm = node.alpha if node.alpha is not None else self.last_alpha
-        score, exact, alpha, value = self._solve(self.inst.gram(universe), warm)
-        bound = max(node.bound, score)
+        bound, alpha, value = node.bound, warm, None
+        if self.probes:
+            score, exact, alpha, value = self._solve(self.inst.gram(tree.universe(node.fixed, node.free)), warm)
+            bound = max(bound, score)
         order, children, at = None, [], alpha
         if bound < self._prune_at():
             if self.method.marginal:
@@ -309,7 +315,7 @@ class _Search:
                 order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need)
                 for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):
                     self.counts["pruned_marginal"] += b >= self._prune_at() > bound
-                    children.append(_Node(f, F, node.need - 1, max(bound, b), alpha))
+                    children.append(_Node(f, F, node.need - 1, max(bound, b), alpha if self.probes else at))
             else:
                 order = node.free
                 children = [_Node(f, F, node.need - 1, bound, alpha)
@@ -331,12 +337,12 @@ class _Search:
             self._leaf(node)
             return
         self.counts["expanded"] += 1
-        if not self.probes:
-            self._split_plain(node)
-        elif self.paper:
+        if self.paper and self.probes:
             self._expand_probes(node)
-        else:
+        elif not self.paper and (self.probes or (self.chords and self.method.marginal)):
             self._expand_fit(node)
+        else:
+            self._split_plain(node)
 
     # ---- bound, time, progress ---------------------------------------------------------------
     def global_bound(self) -> float:

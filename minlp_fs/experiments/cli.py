@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import MinlpFsError
-from ..exact.cli import AUTO_ENUMERATE_UP_TO, CERTIFY_METHODS
+from ..exact.cli import AUTO_ENUMERATE_UP_TO, AUTO_ENUMERATE_UP_TO_GAUSSIAN, CERTIFY_METHODS
 from .config import BenchConfig
 from .pipeline import dry_run, run_experiment
 from .registry import EXPERIMENTS
@@ -50,7 +50,8 @@ def add_bench_parser(subparsers) -> argparse.ArgumentParser:
                         "a run stopped there is kept uncertified with its gap (enumeration is sized by --hours)")
     b.add_argument("--exact-method", default="auto", choices=CERTIFY_METHODS,
                    help="certified: the exact method of every instance (default auto, certify's choice: bnb for the "
-                        f"polynomial kernels above {AUTO_ENUMERATE_UP_TO:,} subsets, else enumeration); another exact "
+                        f"polynomial kernels above {AUTO_ENUMERATE_UP_TO:,} subsets and the Gaussian fit sense above "
+                        f"{AUTO_ENUMERATE_UP_TO_GAUSSIAN:,}, else enumeration); another exact "
                         "method's certified answer stands for an instance's own in the tables")
     b.add_argument("--report-only", action="store_true", help="rebuild tables and figures from the raw file")
     b.add_argument("--dry-run", action="store_true",

@@ -1,8 +1,8 @@
 """The experiment grids of the paper's section 5 and appendix app:param, as lists of units.
 
 * **certified** (Tables cert-poly, cert-rbf, cert-rfe): datasets x {poly2, poly3, poly5, rbf} x
-  B in [1, B_max] x senses; per instance one exact unit (the certified optimum: ``enumerate``, or
-  ``bnb`` where certify's ``auto`` picks it) and one unit
+  B in [1, B_max] x senses (B_max per kernel and sense); per instance one exact unit (the certified
+  optimum: ``enumerate``, or ``bnb`` where certify's ``auto`` picks it) and one unit
   per method, every start-dependent method from the same deterministic alpha-start.
 * **multistart** (Table b2-summary): B = floor(n/2); every start-dependent method from the same
   ``n_starts`` random subsets (:func:`~minlp_fs.heuristics.multistart.shared_starts`, written into
@@ -102,18 +102,20 @@ def certified_grid(datasets, bmax: dict, kernels=KERNELS, senses=SENSES, methods
                    solver_time_limit: float | None = None, exact=None, exact_time_limit: float | None = None) -> Grid:
     """The exact method plus every method on B = 1..B_max (one deterministic run each).
 
-    ``bmax[dataset]``: B_max, or ``{kernel: B_max}``. ``exact(dataset, kernel, B)``: the name of the exact
-    method certifying an instance (default: ``enumerate`` everywhere; the certified experiment passes
-    :func:`exact_method`, certify's ``auto`` choice). ``exact_time_limit``: seconds per bnb unit, in the
-    unit's options (:func:`~minlp_fs.experiments.units.exact_options`; enumeration gets none)."""
+    ``bmax[dataset]``: B_max, or ``{kernel: B_max}``, or ``{kernel: {sense: B_max}}``.
+    ``exact(dataset, kernel, B, sense)``: the name of the exact method certifying an instance (default:
+    ``enumerate`` everywhere; the certified experiment passes :func:`exact_method`, certify's ``auto``
+    choice). ``exact_time_limit``: seconds per bnb unit, in the unit's options
+    (:func:`~minlp_fs.experiments.units.exact_options`; enumeration gets none)."""
     grid = Grid()
     for ds in datasets:
         for kernel in kernels:
-            top = bmax[ds][kernel] if isinstance(bmax[ds], dict) else bmax[ds]
-            for B in range(1, top + 1):
-                for sense in senses:
+            tops = bmax[ds][kernel] if isinstance(bmax[ds], dict) else bmax[ds]
+            tops = tops if isinstance(tops, dict) else dict.fromkeys(senses, tops)
+            for B in range(1, max(tops[s] for s in senses) + 1):
+                for sense in (s for s in senses if B <= tops[s]):
                     base = {"dataset": ds, "kernel": kernel, "B": B, "sense": sense}
-                    name = "enumerate" if exact is None else exact(ds, kernel, B)
+                    name = "enumerate" if exact is None else exact(ds, kernel, B, sense)
                     opts = exact_options(name, exact_time_limit)
                     grid.add({**base, "method": name, **({"options": opts} if opts else {})})
                     for meth in methods:
@@ -124,14 +126,15 @@ def certified_grid(datasets, bmax: dict, kernels=KERNELS, senses=SENSES, methods
 
 
 def exact_method(n: int, method: str = "auto"):
-    """``exact(dataset, kernel, B)`` for :func:`certified_grid`: ``minlp-fs certify --method``'s choice
-    (:func:`minlp_fs.exact.cli.certify_method`; ``auto``: bnb for polynomial kernels above its subset threshold,
-    else enumeration) on a dataset with ``n[dataset]`` features."""
+    """``exact(dataset, kernel, B, sense)`` for :func:`certified_grid`: ``minlp-fs certify --method``'s choice
+    (:func:`minlp_fs.exact.cli.certify_method`; ``auto``: bnb where its bounds hold (polynomial kernels, the
+    Gaussian kernel's fit sense) above its subset threshold, else enumeration) on a dataset with ``n[dataset]``
+    features."""
     from ..exact.cli import certify_method
     from ..kernels import make_kernel
 
-    def choose(ds, kernel, B):
-        return certify_method(SimpleNamespace(n=n[ds], B=B, kernel=make_kernel(kernel)), method, None)
+    def choose(ds, kernel, B, sense):
+        return certify_method(SimpleNamespace(n=n[ds], B=B, kernel=make_kernel(kernel), sense=sense), method, None)
     return choose
 
 

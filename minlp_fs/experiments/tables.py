@@ -136,9 +136,9 @@ def certified_table(summary: dict, sense: str, fam: str) -> str:
 def coverage_table(plans: list, records: list, n_cores: int, poly_bmax: dict | None = None) -> str:
     """Table cert-coverage: B_max per dataset, its C(n, B_max), QPs and hours, planned and measured.
 
-    The plan is enumeration's; ``poly_bmax[dataset]``, when given, is the B_max of the polynomial
-    kernels, certified by branch-and-bound (a column "poly B_max (bnb)"). QPs and hours solved count
-    every exact method's records."""
+    The plan is enumeration's; ``poly_bmax[dataset]``, when given, is the B_max of the families
+    branch-and-bound certifies, the polynomial kernels and the Gaussian kernel's fit sense (a column
+    "B_max (bnb: poly, rbf fit)"). QPs and hours solved count every exact method's records."""
     solved, cpu = {}, {}
     for r in records:
         u = r["unit"]
@@ -148,7 +148,7 @@ def coverage_table(plans: list, records: list, n_cores: int, poly_bmax: dict | N
     headers = ["dataset", "n", "m", "B_max", "bound by", "C(n,B_max)", "QPs planned", "est. hours",
                "QPs solved", "hours (measured)", "ms/QP", "paper B_max", "paper C(n,B_max)", "paper # QP"]
     if poly_bmax is not None:
-        headers[3:4] = ["B_max (enumeration)", "poly B_max (bnb)"]
+        headers[3:4] = ["B_max (enumeration)", "B_max (bnb: poly, rbf fit)"]
     out = []
     for p in sorted(plans, key=lambda p: dataset_rank(p.dataset)):
         pp = published.COVERAGE.get(p.dataset)

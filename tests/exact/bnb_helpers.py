@@ -19,6 +19,15 @@ def random_instance(seed: int, m: int, n: int, B: int, kernel: str, sense: str, 
     return make_instance(X, y, B=B, kernel=kernel, sense=sense, C=C)
 
 
+def random_node(data, n: int, B: int) -> tuple:
+    """(I, F, need) of a random node of the tree over n features and budget B, drawn by hypothesis's ``data``."""
+    from hypothesis import strategies as st
+
+    k = data.draw(st.integers(0, B - 1))
+    perm = data.draw(st.permutations(range(n)))
+    return tuple(sorted(perm[:k])), tuple(sorted(perm[k:])), B - k
+
+
 def value_table(inst, sizes=None) -> dict:
     """g(S) of every subset of the given sizes (default 0..n), by exact SVM solves (enumeration)."""
     oracle = AlphaSubproblem(inst)

@@ -14,7 +14,7 @@ from minlp_fs.methods import Run
 
 from bnb_helpers import SENSES, interrupt_second_wave, random_instance, value_table
 
-CASES = [("poly2", "paper"), ("poly2", "fit"), ("poly3", "fit"), ("rbf", "paper")]
+CASES = [("poly2", "paper"), ("poly2", "fit"), ("poly3", "fit"), ("rbf", "paper"), ("rbf", "fit")]
 
 
 def best(inst, table):

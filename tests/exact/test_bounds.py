@@ -105,11 +105,12 @@ def test_degree2_fixed_alpha_value_is_the_quadratic_in_the_indicator(seed, data,
     assert np.allclose(quad.gains(fixed, free), expected, rtol=1e-9, atol=1e-9)
 
 
-@pytest.mark.parametrize("kernel", POLY)
+@pytest.mark.parametrize("kernel", KERNELS)
 @given(seed=seeds, data=st.data())
 @settings(max_examples=10, deadline=None)
 def test_fit_child_bounds_hold_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
-    """Fit sense, the bounds the search and the verifier use (pair bound for degree 2, degree shares otherwise):
+    """Fit sense, the bounds the search and the verifier use (pair bound for degree 2, degree shares for other
+    degrees, chords for the Gaussian kernel):
     at a random feasible alpha, the relaxed alpha or the universe's, every S of child t has
     -g(S) >= -f(alpha, S) >= the child's score bound, in the search's order or any other."""
     n, B = 7, 4
@@ -132,7 +133,8 @@ def test_fit_child_bounds_hold_for_every_child_subset(kernel, seed, data, random
     for (t, f_t, F_t), bound in zip(tree.split(fixed, free, need, order), bounds):
         for R in itertools.combinations(F_t, need - 1):
             S = tuple(sorted((*f_t, *R)))
-            assert -inst.objective(alpha, S) >= bound - tol(bound)
+            if kernel != "rbf":   # the chords bound g over the scaled alphas s alpha (f itself: test_chords.py)
+                assert -inst.objective(alpha, S) >= bound - tol(bound)
             assert inst.score(g[S]) >= bound - tol(bound)
 
 

@@ -14,7 +14,7 @@ from minlp_fs.exact.bounds import FixedAlphaQuadratic, pair_bounds, relaxed_gram
 from minlp_fs.exact.shares import FixedAlphaShares, _pair_quads, _Powers, share_bounds
 from minlp_fs.instance import make_instance
 
-from bnb_helpers import random_instance, value_table
+from bnb_helpers import random_instance, random_node, value_table
 
 POLY = ("poly2", "poly3", "poly5")
 seeds = st.integers(0, 10_000)
@@ -22,12 +22,6 @@ seeds = st.integers(0, 10_000)
 
 def tol(v):
     return 1e-6 * max(1.0, abs(v))
-
-
-def node(data, n, B):
-    k = data.draw(st.integers(0, B - 1))
-    perm = data.draw(st.permutations(range(n)))
-    return tuple(sorted(perm[:k])), tuple(sorted(perm[k:])), B - k
 
 
 def some_alpha(which, inst, fixed, free, need, rng, random_feasible_alpha):
@@ -47,7 +41,7 @@ def test_shares_add_up_to_the_value_of_every_subset(kernel, seed, data, random_f
     n = 6
     inst = random_instance(seed, 20, n, 3, kernel, "fit")
     alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
-    fixed, free, _ = node(data, n, 3)
+    fixed, free, _ = random_node(data, n, 3)
     whole = FixedAlphaShares(inst, alpha, fixed, free)
     assert whole.f_fixed == pytest.approx(inst.objective(alpha, fixed), rel=1e-9, abs=1e-9)
     for j, alone in zip(free, whole.alone):
@@ -80,7 +74,7 @@ def test_partner_shares_bound_every_subset_share(kernel, seed, data, random_feas
     n, B = 7, 4
     inst = random_instance(seed, 20, n, B, kernel, "fit")
     alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
-    fixed, free, need = node(data, n, B)
+    fixed, free, need = random_node(data, n, B)
     bound = FixedAlphaShares(inst, alpha, fixed, free).shares(need)
     for R in itertools.combinations(free, need):
         part = FixedAlphaShares(inst, alpha, fixed, R)
@@ -97,7 +91,7 @@ def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_fea
     n, B = 7, 4
     inst = random_instance(seed, 24, n, B, kernel, "fit")
     g = value_table(inst, sizes=[B])
-    fixed, free, need = node(data, n, B)
+    fixed, free, need = random_node(data, n, B)
     which = data.draw(st.sampled_from(["random", "relaxed", "universe"]))
     alpha = some_alpha(which, inst, fixed, free, need, np.random.default_rng(seed), random_feasible_alpha)
     order = data.draw(st.permutations(free))
@@ -118,7 +112,7 @@ def test_degree2_share_bounds_are_the_pair_bounds(seed, data, random_feasible_al
     n, B = 8, 4
     inst = random_instance(seed, 20, n, B, "poly2", "fit")
     alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
-    fixed, free, need = node(data, n, B)
+    fixed, free, need = random_node(data, n, B)
     order = list(data.draw(st.permutations(free)))
     shares = share_bounds(FixedAlphaShares(inst, alpha, fixed, free), order, need)
     pairs = pair_bounds(FixedAlphaQuadratic(inst, alpha, tree.universe(fixed, free)), fixed, order, need)
@@ -170,7 +164,7 @@ def test_head_pairs_bound_the_cross_monomials(kernel, seed, data, random_feasibl
     n, B = 7, 4
     inst = random_instance(seed, 20, n, B, kernel, "fit")
     alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
-    fixed, free, need = node(data, n, B)
+    fixed, free, need = random_node(data, n, B)
     whole = FixedAlphaShares(inst, alpha, fixed, free)
     for j in free:
         others = [k for k in free if k != j]
@@ -199,7 +193,7 @@ def test_share_bounds_hold_on_signed_data_and_without_a_constant(degree, scaling
     y[:2] = (1, -1)
     inst = make_instance(X, y, B=3, kernel=PolynomialKernel(degree=degree, gamma=0.5, coef0=coef0),
                          scaling=scaling, sense="fit")
-    fixed, free, need = node(data, 6, 3)
+    fixed, free, need = random_node(data, 6, 3)
     alpha = random_feasible_alpha(rng, inst.y, inst.C)
     order = data.draw(st.permutations(free))
     bounds = share_bounds(FixedAlphaShares(inst, alpha, fixed, free), order, need)

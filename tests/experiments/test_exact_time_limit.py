@@ -20,7 +20,7 @@ from exp_records import record
 
 def _grid(limit, exact="bnb", top=3):
     return certified_grid(["synthetic"], {"synthetic": top}, kernels=("poly2",), senses=("paper", "fit"),
-                          methods=("rfe1",), exact=lambda ds, k, B: exact if B > 1 else "enumerate",
+                          methods=("rfe1",), exact=lambda ds, k, B, s: exact if B > 1 else "enumerate",
                           exact_time_limit=limit)
 
 

@@ -1,13 +1,14 @@
 """The certified grid (Tables cert-poly, cert-rbf, cert-rfe, cert-coverage; appendix app:cert).
 
 Each instance is certified by the fastest exact method, ``minlp-fs certify --method auto``'s choice
-(:func:`~minlp_fs.experiments.grids.exact_method`: branch-and-bound for the polynomial kernels above
-1,000 subsets, enumeration otherwise). Enumeration's B_max per dataset comes from measured seconds per
-QP (:mod:`~minlp_fs.experiments.budget`), cached in ``experiments/raw/<tag>.qp_times.json`` so that a
-resumed run keeps its grid; without measuring (``--dry-run``, ``--report-only``) an unmeasured time
-bounds B_max by C(n, B) and n/2 only. The polynomial kernels go on to the paper's B_max (Table
-cert-coverage; :func:`poly_bmax`): branch-and-bound's cost cannot be planned from C(n, B), so their
-budget is not estimated (benchmarks/RESULTS.md, bench_bnb (e): times of single runs at the paper's B_max).
+(:func:`~minlp_fs.experiments.grids.exact_method`: branch-and-bound where its bounds hold, the polynomial
+kernels and the Gaussian kernel's fit sense, above its subset threshold; enumeration otherwise). Enumeration's
+B_max per dataset comes from measured seconds per QP (:mod:`~minlp_fs.experiments.budget`), cached in
+``experiments/raw/<tag>.qp_times.json`` so that a resumed run keeps its grid; without measuring
+(``--dry-run``, ``--report-only``) an unmeasured time bounds B_max by C(n, B) and n/2 only. The families
+bnb certifies go on to the paper's B_max (Table cert-coverage; :func:`poly_bmax`): branch-and-bound's cost
+cannot be planned from C(n, B), so their budget is not estimated (benchmarks/RESULTS.md, bench_bnb (e):
+times of single runs at the paper's B_max).
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from ..config import BenchConfig
 from ..grids import certified_grid, dataset_shape, exact_method, solver_budget
 from ..store import StoreWarning, match_records, read_json, read_records, write_json
 from ..units import solve_unit as unit
+from ...exact.cli import bnb_bounds
+from ...kernels import make_kernel
 
 TITLE = "Certified grid (Tables cert-poly, cert-rbf, cert-rfe, cert-coverage)"
 EXTERNAL_SOLVERS = True
@@ -56,22 +59,34 @@ def qp_times(cfg: BenchConfig, datasets, kernels, measure: bool = True) -> dict:
     return cache
 
 
+def enumerated_families(cfg: BenchConfig) -> list:
+    """The (kernel, sense) of the slice that enumeration certifies: with certify's ``auto`` those without bnb
+    bounds (the Gaussian kernel's paper sense), else all; none left: all (a plan for the small B of the others)."""
+    families = [(k, s) for k in cfg.pick("kernels") for s in cfg.pick("senses")]
+    enumerated = [(k, s) for k, s in families if cfg.exact_method != "auto" or not bnb_bounds(make_kernel(k), s)]
+    return enumerated or families
+
+
 def plans(cfg: BenchConfig, measure: bool = True) -> list:
-    """B_max of each dataset of the grid (appendix app:cert), from the measured QP times (NaN = unmeasured)."""
-    datasets, kernels, senses = cfg.pick("datasets"), cfg.pick("kernels"), cfg.pick("senses")
+    """B_max of each dataset of the grid (appendix app:cert), from the measured QP times (NaN = unmeasured),
+    for the families enumeration certifies (:func:`enumerated_families`; the others go on to the paper's B_max
+    by bnb, :func:`poly_bmax`)."""
+    datasets, families = cfg.pick("datasets"), enumerated_families(cfg)
+    kernels = sorted({k for k, _ in families})
     times = qp_times(cfg, datasets, kernels, measure)
     out = []
     for ds in datasets:
         m, n = dataset_shape(ds, cfg.data_dir)
-        t = sum(times.get(f"{ds}|{k}", math.nan) for k in kernels) / len(kernels)
-        out.append(choose_bmax(ds, n, m, t, len(kernels), len(senses), cfg.pick("hours"),
+        t = sum(times.get(f"{ds}|{k}", math.nan) for k, _ in families) / len(families)
+        out.append(choose_bmax(ds, n, m, t, len(families), 1, cfg.pick("hours"),
                                n_cores=cpu_count(), b_cap=cfg.slice.b_cap))
     return out
 
 
 def poly_bmax(cfg: BenchConfig, plan) -> dict:
-    """B_max of the polynomial kernels per dataset: the paper's (Table cert-coverage), at least
-    enumeration's, at most floor(n/2) and the slice's cap (bnb certifies them: module docstring)."""
+    """B_max per dataset of the families bnb certifies (the polynomial kernels, the Gaussian kernel's fit sense):
+    the paper's (Table cert-coverage), at least enumeration's, at most floor(n/2) and the slice's cap
+    (module docstring)."""
     out = {}
     for p in plan:
         paper = published.COVERAGE.get(p.dataset, (0, 0, p.bmax))[2]
@@ -83,8 +98,11 @@ def poly_bmax(cfg: BenchConfig, plan) -> dict:
 def build(cfg: BenchConfig, measure: bool = True):
     p = plans(cfg, measure)
     poly = poly_bmax(cfg, p)
-    bmax = {x.dataset: {k: poly[x.dataset] if k.startswith("poly") else x.bmax for k in cfg.pick("kernels")}
-            for x in p}
+
+    def tops(x, kernel):
+        """{sense: B_max}: the paper's where bnb has bounds (certify's auto picks it above its threshold)."""
+        return {s: poly[x.dataset] if bnb_bounds(make_kernel(kernel), s) else x.bmax for s in cfg.pick("senses")}
+    bmax = {x.dataset: {k: tops(x, k) for k in cfg.pick("kernels")} for x in p}
     grid = certified_grid(cfg.pick("datasets"), bmax, kernels=cfg.pick("kernels"), senses=cfg.pick("senses"),
                           methods=cfg.pick("methods"), solver_time_limit=cfg.pick("solver_time_limit"),
                           exact=exact_method({x.dataset: x.n for x in p}, cfg.exact_method),
@@ -131,6 +149,10 @@ def reach_lines(cfg: BenchConfig, grid, records) -> list:
     super_h = sum(map(metrics.core_seconds, superseded)) / 3600
     poly = [(k, e) for k, e in reach.items() if metrics.family(k[1]) == "poly" and k[0] in published.COVERAGE]
     at_paper = sum(e["reach"] >= published.COVERAGE[k[0]][2] for k, e in poly)
+    rbf = {s: [e["reach"] >= published.COVERAGE[k[0]][2] for k, e in reach.items()
+               if k[1] == "rbf" and k[2] == s and k[0] in published.COVERAGE] for s in cfg.pick("senses")}
+    rbf_text = "; Gaussian kernel: " + ", ".join(f"{sum(v)} of {len(v)} datasets in the {s} sense"
+                                                 for s, v in rbf.items() if v) if any(rbf.values()) else ""
     return ["#### Coverage per kernel and sense: largest B certified for every B' <= B (paper's B_max beside)", "",
             "Exact method: `bnb` (branch-and-bound, "
             + (f"{limit:g} s per run" if limit else "no time limit")
@@ -141,7 +163,7 @@ def reach_lines(cfg: BenchConfig, grid, records) -> list:
               "on k processes counts k times its wall time).", "",
             tables.reach_table(reach, cfg.pick("senses")), "",
             f"Polynomial kernels certified up to the paper's B_max: {at_paper} of {len(poly)} (dataset, kernel, "
-            f"sense). Hours spent: {exact_h:.2f} h by the exact units, {all_h:.2f} h by all units of the grid"
+            f"sense){rbf_text}. Hours spent: {exact_h:.2f} h by the exact units, {all_h:.2f} h by all units of the grid"
             + (f", plus {super_h:.2f} h of the runs that other runs superseded (longer re-runs, or another exact "
                f"method's answer) ({all_h + super_h:.2f} h in all)"
                if superseded else "")
@@ -155,8 +177,10 @@ def render(cfg: BenchConfig, grid, plan, records) -> tuple:
              f"Budget: {cfg.pick('hours'):g} h of enumeration per dataset on this machine's "
              f"{cpu_count()} core(s){_load_note(cfg)}, "
              f"C(n, B) <= 1e8" + (f", B <= {cfg.slice.b_cap}" if cfg.slice.b_cap else "")
-             + "; QPs planned count both senses and all kernels of the slice (the paper sense stops early "
-               "at the trivial bound, so it solves fewer). Paper: 128 vCPUs.", "",
+             + "; QPs planned count the (kernel, sense) families enumeration certifies ("
+             + ", ".join(f"{k} {s}" for k, s in enumerated_families(cfg))
+             + "; the others are certified by bnb up to the paper's B_max), and the paper sense stops early "
+               "at the trivial bound, so it solves fewer. Paper: 128 vCPUs.", "",
              tables.coverage_table(plan, records, cpu_count(), poly_bmax(cfg, plan)), ""]
     lines += reach_lines(cfg, grid, records)
     full = replace(cfg, quick=False)
