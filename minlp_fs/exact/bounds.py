@@ -89,6 +89,12 @@ def fixed_alpha(kernel) -> bool:
     return monotone(kernel) or isinstance(kernel, GaussianKernel)
 
 
+def bnb_bounds(kernel, sense: str) -> bool:
+    """True when bnb prunes with more than the trivial bound: polynomial kernels with c >= 0 (probes, g(I u F)
+    and the fixed-alpha bounds), and the Gaussian kernel in the fit sense (its chords)."""
+    return monotone(kernel) or (sense == "fit" and fixed_alpha(kernel))
+
+
 def probe_bound(scores: dict, order, t: int, need: int, inherited: float) -> float:
     """Score bound of the child that marks ``order[t]`` and then ``need - 1`` features of ``order[t+1:]``.
 

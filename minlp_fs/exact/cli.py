@@ -6,7 +6,7 @@ import math
 
 from ..errors import InputError
 from ..output import output_file, write_error
-from .bounds import fixed_alpha, monotone
+from .bounds import bnb_bounds, monotone
 from .certificate import load, verify
 from .graph import write_graphml
 
@@ -24,7 +24,7 @@ AUTO_ENUMERATE_UP_TO_GAUSSIAN = 20_000
 
 
 def certify_method(instance, method: str, certificate) -> str:
-    """The exact method to run: ``auto`` is bnb where its bounds hold (:func:`bnb_bounds`) on more than
+    """The exact method to run: ``auto`` is bnb where its bounds hold (:func:`.bounds.bnb_bounds`) on more than
     :data:`AUTO_ENUMERATE_UP_TO` subsets (Gaussian: :data:`AUTO_ENUMERATE_UP_TO_GAUSSIAN`), or when a
     certificate is wanted; else enumeration (the Gaussian
     kernel's paper sense: bnb has no bound to prune with but the trivial one, and enumeration's revolving
@@ -39,11 +39,6 @@ def certify_method(instance, method: str, certificate) -> str:
         return "bnb" if certificate or (bnb_bounds(instance.kernel, instance.sense) and large) else "enumerate"
     return method
 
-
-def bnb_bounds(kernel, sense: str) -> bool:
-    """True when bnb prunes with more than the trivial bound: polynomial kernels with c >= 0 (probes, g(I u F)
-    and the fixed-alpha bounds), and the Gaussian kernel in the fit sense (its chords)."""
-    return monotone(kernel) or (sense == "fit" and fixed_alpha(kernel))
 
 
 def add_verify_parser(sub) -> None:

@@ -68,7 +68,7 @@ from ..alpha import DEFAULT_TOL, AlphaSubproblem
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from . import tree
-from .bounds import fit_split, fixed_alpha, instance_lower_bound, monotone, probe_bound, relaxed_gram
+from .bounds import bnb_bounds, fit_split, instance_lower_bound, monotone, probe_bound, relaxed_gram
 from .certificate import Recorder
 from .probe_gram import ProbeGrams
 
@@ -104,7 +104,7 @@ class _Search:
         inst = run.instance
         self.paper = inst.sense == "paper"
         self.probes = monotone(inst.kernel)
-        self.chords = fixed_alpha(inst.kernel) and not self.probes   # Gaussian: fit-sense chord bounds only
+        self.chords = bnb_bounds(inst.kernel, inst.sense) and not self.probes   # the Gaussian fit sense's chords
         self.qp = AlphaSubproblem(inst, tol=run.oracle.tol if run.has_oracle else DEFAULT_TOL, cache=False)
         self.loose_qp = AlphaSubproblem(inst, tol=max(PROBE_TOL, self.qp.tol), cache=False)
         self.tighten_qp = AlphaSubproblem(inst, tol=max(TIGHTEN_TOL, self.qp.tol), cache=False)
@@ -339,7 +339,7 @@ class _Search:
         self.counts["expanded"] += 1
         if self.paper and self.probes:
             self._expand_probes(node)
-        elif not self.paper and (self.probes or (self.chords and self.method.marginal)):
+        elif self.probes or (self.chords and self.method.marginal):   # fit sense (chords: fit sense only)
             self._expand_fit(node)
         else:
             self._split_plain(node)

@@ -6,7 +6,7 @@ kernels and the Gaussian kernel's fit sense, above its subset threshold; enumera
 B_max per dataset comes from measured seconds per QP (:mod:`~minlp_fs.experiments.budget`), cached in
 ``experiments/raw/<tag>.qp_times.json`` so that a resumed run keeps its grid; without measuring
 (``--dry-run``, ``--report-only``) an unmeasured time bounds B_max by C(n, B) and n/2 only. The families
-bnb certifies go on to the paper's B_max (Table cert-coverage; :func:`poly_bmax`): branch-and-bound's cost
+bnb certifies go on to the paper's B_max (Table cert-coverage; :func:`bnb_bmax`): branch-and-bound's cost
 cannot be planned from C(n, B), so their budget is not estimated (benchmarks/RESULTS.md, bench_bnb (e):
 times of single runs at the paper's B_max).
 """
@@ -24,7 +24,7 @@ from ..config import BenchConfig
 from ..grids import certified_grid, dataset_shape, exact_method, solver_budget
 from ..store import StoreWarning, match_records, read_json, read_records, write_json
 from ..units import solve_unit as unit
-from ...exact.cli import bnb_bounds
+from ...exact.bounds import bnb_bounds
 from ...kernels import make_kernel
 
 TITLE = "Certified grid (Tables cert-poly, cert-rbf, cert-rfe, cert-coverage)"
@@ -70,7 +70,7 @@ def enumerated_families(cfg: BenchConfig) -> list:
 def plans(cfg: BenchConfig, measure: bool = True) -> list:
     """B_max of each dataset of the grid (appendix app:cert), from the measured QP times (NaN = unmeasured),
     for the families enumeration certifies (:func:`enumerated_families`; the others go on to the paper's B_max
-    by bnb, :func:`poly_bmax`)."""
+    by bnb, :func:`bnb_bmax`)."""
     datasets, families = cfg.pick("datasets"), enumerated_families(cfg)
     kernels = sorted({k for k, _ in families})
     times = qp_times(cfg, datasets, kernels, measure)
@@ -83,7 +83,7 @@ def plans(cfg: BenchConfig, measure: bool = True) -> list:
     return out
 
 
-def poly_bmax(cfg: BenchConfig, plan) -> dict:
+def bnb_bmax(cfg: BenchConfig, plan) -> dict:
     """B_max per dataset of the families bnb certifies (the polynomial kernels, the Gaussian kernel's fit sense):
     the paper's (Table cert-coverage), at least enumeration's, at most floor(n/2) and the slice's cap
     (module docstring)."""
@@ -97,11 +97,11 @@ def poly_bmax(cfg: BenchConfig, plan) -> dict:
 
 def build(cfg: BenchConfig, measure: bool = True):
     p = plans(cfg, measure)
-    poly = poly_bmax(cfg, p)
+    reach = bnb_bmax(cfg, p)
 
     def tops(x, kernel):
         """{sense: B_max}: the paper's where bnb has bounds (certify's auto picks it above its threshold)."""
-        return {s: poly[x.dataset] if bnb_bounds(make_kernel(kernel), s) else x.bmax for s in cfg.pick("senses")}
+        return {s: reach[x.dataset] if bnb_bounds(make_kernel(kernel), s) else x.bmax for s in cfg.pick("senses")}
     bmax = {x.dataset: {k: tops(x, k) for k in cfg.pick("kernels")} for x in p}
     grid = certified_grid(cfg.pick("datasets"), bmax, kernels=cfg.pick("kernels"), senses=cfg.pick("senses"),
                           methods=cfg.pick("methods"), solver_time_limit=cfg.pick("solver_time_limit"),
@@ -121,7 +121,7 @@ def _hours(plan, digits: int) -> str:
 
 def plan_lines(cfg: BenchConfig, grid, plan) -> list:
     unmeasured = _unmeasured(plan)
-    lines = ["", tables.coverage_table(plan, [], cpu_count(), poly_bmax(cfg, plan)),
+    lines = ["", tables.coverage_table(plan, [], cpu_count(), bnb_bmax(cfg, plan)),
              f"\nestimated enumeration: {_hours(plan, 2)} wall on {cpu_count()} core(s)"]
     if unmeasured:
         lines.append(f"QP time not measured yet for {', '.join(unmeasured)} (the run measures it, about 1.5 s per "
@@ -181,7 +181,7 @@ def render(cfg: BenchConfig, grid, plan, records) -> tuple:
              + ", ".join(f"{k} {s}" for k, s in enumerated_families(cfg))
              + "; the others are certified by bnb up to the paper's B_max), and the paper sense stops early "
                "at the trivial bound, so it solves fewer. Paper: 128 vCPUs.", "",
-             tables.coverage_table(plan, records, cpu_count(), poly_bmax(cfg, plan)), ""]
+             tables.coverage_table(plan, records, cpu_count(), bnb_bmax(cfg, plan)), ""]
     lines += reach_lines(cfg, grid, records)
     full = replace(cfg, quick=False)
     if cfg.quick and full.path("raw", ".qp_times.json").is_file():
@@ -189,7 +189,7 @@ def render(cfg: BenchConfig, grid, plan, records) -> tuple:
         lines += [f"Plan of the full grid (`minlp-fs bench certified --dry-run`, {full.pick('hours'):g} h per "
                   f"dataset{_load_note(full)}): {_hours(p, 1)} of enumeration in all; "
                   f"{solver_budget(full_grid.units)}; not run yet.", "",
-                  tables.coverage_table(p, [], cpu_count(), poly_bmax(full, p)), ""]
+                  tables.coverage_table(p, [], cpu_count(), bnb_bmax(full, p)), ""]
     summ = metrics.certified_summary(records)
     figs = []
     for sense in cfg.pick("senses"):
