@@ -99,14 +99,16 @@ def usable(grid: Grid, method: str, kernel: str) -> bool:
 
 
 def certified_grid(datasets, bmax: dict, kernels=KERNELS, senses=SENSES, methods=CERTIFIED_METHODS,
-                   solver_time_limit: float | None = None, exact=None, exact_time_limit: float | None = None) -> Grid:
+                   solver_time_limit: float | None = None, exact=None, exact_time_limit: float | None = None,
+                   planned: dict | None = None) -> Grid:
     """The exact method plus every method on B = 1..B_max (one deterministic run each).
 
     ``bmax[dataset]``: B_max, or ``{kernel: B_max}``, or ``{kernel: {sense: B_max}}``.
     ``exact(dataset, kernel, B, sense)``: the name of the exact method certifying an instance (default:
     ``enumerate`` everywhere; the certified experiment passes :func:`exact_method`, certify's ``auto``
     choice). ``exact_time_limit``: seconds per bnb unit, in the unit's options
-    (:func:`~minlp_fs.experiments.units.exact_options`; enumeration gets none)."""
+    (:func:`~minlp_fs.experiments.units.exact_options`), and per enumeration unit above ``planned[dataset]``
+    (the B_max of enumeration's hours budget; default: every enumeration unit is planned, none gets a limit)."""
     grid = Grid()
     for ds in datasets:
         for kernel in kernels:
@@ -116,7 +118,7 @@ def certified_grid(datasets, bmax: dict, kernels=KERNELS, senses=SENSES, methods
                 for sense in (s for s in senses if B <= tops[s]):
                     base = {"dataset": ds, "kernel": kernel, "B": B, "sense": sense}
                     name = "enumerate" if exact is None else exact(ds, kernel, B, sense)
-                    opts = exact_options(name, exact_time_limit)
+                    opts = exact_options(name, exact_time_limit, planned is None or B <= planned[ds])
                     grid.add({**base, "method": name, **({"options": opts} if opts else {})})
                     for meth in methods:
                         if usable(grid, meth, kernel):

@@ -69,10 +69,14 @@ def solver_options(method: str, time_limit: float | None) -> dict:
     return {"time_limit": float(time_limit)} if "time_limit" in method_class(method).options() else {}
 
 
-def exact_options(method: str, time_limit: float | None) -> dict:
-    """``{'time_limit': t}`` for an exact unit certified by branch-and-bound, else ``{}``.
+def exact_options(method: str, time_limit: float | None, planned: bool = True) -> dict:
+    """``{'time_limit': t}`` for an exact unit certified by branch-and-bound, or by enumeration beyond its plan;
+    else ``{}``.
 
-    Enumeration's units get none: the certified grid sizes them by its hours budget (B_max from the
-    measured seconds per QP), while bnb's cost cannot be planned from C(n, B). A bnb unit stopped at
-    ``t`` keeps its incumbent, global bound and gap with ``certified = False``, so it is no reference."""
-    return {} if time_limit is None or canonical_name(method) != "bnb" else {"time_limit": float(time_limit)}
+    Enumeration's planned units get none: the certified grid sizes them by its hours budget (B_max from the
+    measured seconds per QP), while bnb's cost cannot be planned from C(n, B). Enumeration beyond that plan
+    (``planned=False``: up to the paper's B_max) gets ``t`` as bnb does: it certifies where its incumbent
+    attains the trivial bound (the paper sense stops there), else it stops at ``t``. A unit stopped at ``t``
+    keeps its incumbent, global bound and gap with ``certified = False``, so it is no reference."""
+    limited = canonical_name(method) == "bnb" or (canonical_name(method) == "enumerate" and not planned)
+    return {"time_limit": float(time_limit)} if time_limit is not None and limited else {}

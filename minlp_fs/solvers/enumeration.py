@@ -29,7 +29,9 @@ Four things make the enumeration cheaper than re-fitting every subset from scrat
   then the lowest rank).
 
 In the paper sense the trivial bound -2C min(|I+|, |I-|) (Remark 1) bounds g from below, so the
-enumeration stops at the first subset (in rank order) that attains it: that subset is optimal.
+enumeration stops at the first subset (in rank order) that attains it: that subset is optimal. It is also the
+bound an unfinished run (time limit, Ctrl-C) reports there, with the incumbent; in the fit sense such a run
+reports none (the subsets not enumerated may hold any value).
 """
 from __future__ import annotations
 
@@ -250,5 +252,7 @@ class Enumeration(Method):
         run.info.update(info)
         run.message = "" if complete else f"{status}: {n_done} of {total} subsets enumerated"
         run.n_svm_solves, run.certified = run.seed_solves + n_done, complete
-        run.bound = inc.value if complete and not hit else None
+        # unfinished: the paper sense keeps the trivial bound (Remark 1; what bnb reports there); the fit sense none
+        run.bound = inc.value if complete and not hit else \
+            (instance.trivial_bound if not complete and instance.sense == "paper" else None)
         return status

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from minlp_fs.experiments import metrics, tables
 from minlp_fs.experiments.budget import Plan
 from minlp_fs.experiments.grids import certified_grid, exact_method
-from minlp_fs.experiments.registry.certified import bnb_bmax
+from minlp_fs.experiments.registry.certified import grid_bmax
 
 from exp_records import certified_records
 
@@ -31,13 +31,13 @@ def test_bnb_records_are_the_reference_optimum():
     assert metrics.certified_summary(records) == metrics.certified_summary(certified_records())
 
 
-def test_bnb_bmax_reaches_the_paper_within_n_over_2_and_the_cap():
+def test_grid_bmax_reaches_the_paper_within_n_over_2_and_the_cap():
     plan = [Plan("parkinsons", 22, 195, 6, "time", 74613, 1, 0.1, 0.002),
             Plan("wholesale", 7, 440, 3, "n/2", 35, 1, 0.1, 0.002)]
-    assert bnb_bmax(SimpleNamespace(slice=SimpleNamespace(b_cap=None)), plan) == {"parkinsons": 11, "wholesale": 3}
-    assert bnb_bmax(SimpleNamespace(slice=SimpleNamespace(b_cap=4)), plan) == {"parkinsons": 6, "wholesale": 3}
-    text = tables.coverage_table(plan, [], n_cores=2, bnb_bmax={"parkinsons": 11})
-    assert "| B_max (enumeration) | B_max (bnb: poly, rbf fit) |" in text and "| Parkinsons | 22 | 195 | <u>6</u> | 11 |" in text
+    assert grid_bmax(SimpleNamespace(slice=SimpleNamespace(b_cap=None)), plan) == {"parkinsons": 11, "wholesale": 3}
+    assert grid_bmax(SimpleNamespace(slice=SimpleNamespace(b_cap=4)), plan) == {"parkinsons": 6, "wholesale": 3}
+    text = tables.coverage_table(plan, [], n_cores=2, grid_bmax={"parkinsons": 11})
+    assert "| B_max (enumeration) | B_max (grid) |" in text and "| Parkinsons | 22 | 195 | <u>6</u> | 11 |" in text
 
 
 def test_the_enumeration_plan_counts_the_families_enumeration_certifies():

@@ -242,3 +242,34 @@ def test_exact_method_flag_sets_every_instance_exact_unit(tmp_path):
     assert methods["auto"] == methods["enumerate"] and methods["auto"].keys() == methods["bnb"].keys()
     with pytest.raises(SystemExit):
         p.parse_args(flags + ["--exact-method", "ls*"])
+
+
+def test_enumeration_beyond_its_plan_carries_the_exact_time_limit():
+    """Up to ``planned[dataset]`` enumeration units are sized by the hours budget (no limit); the grid goes on to
+    the paper's B_max with time-limited enumeration units where enumeration certifies (Gaussian paper sense)."""
+    g = certified_grid(["german"], {"german": 7}, kernels=("rbf",), senses=("paper",), methods=(),
+                       exact=lambda ds, k, B, s: "enumerate", exact_time_limit=30, planned={"german": 5})
+    options = {u["B"]: u.get("options") for u in g.units}
+    assert options == {1: None, 2: None, 3: None, 4: None, 5: None, 6: {"time_limit": 30.0}, 7: {"time_limit": 30.0}}
+    assert exact_options("enumerate", 5, planned=False) == {"time_limit": 5.0}
+    assert exact_options("enumerate", None, planned=False) == {}
+    assert exact_options("ls*", 5, planned=False) == {}
+
+
+@pytest.mark.requires_data
+def test_enumeration_beyond_its_plan_certifies_at_the_trivial_bound_else_stops_with_its_gap(data_dir):
+    """German's Gaussian paper sense at B = 7 (C(24, 7) = 346,104 subsets, about 2.5 h of enumeration): LS*'s
+    incumbent attains the trivial bound, so the unit certifies at once; BCD's at B = 7 does not, and the unit
+    stops at its limit with the trivial bound and its gap, uncertified."""
+    units = [{"dataset": ds, "kernel": "rbf", "B": 7, "sense": "paper", "method": "enumerate",
+              "options": exact_options("enumerate", 2.0, planned=False)} for ds in ("german", "bcd")]
+    german, bcd = [{"unit": u, **solve_unit(u, data_dir), "unit_time_s": 1.0} for u in units]
+    assert german["result"]["certified"] and german["result"]["degenerate"]
+    assert german["result"]["objective"] <= german["instance"]["trivial_bound"] * (1 - 1e-6)
+    res = bcd["result"]
+    assert (res["status"], res["certified"]) == ("time_limit", False)
+    assert res["bound"] == bcd["instance"]["trivial_bound"] < res["objective"]
+    assert metrics.stopped_gap(bcd) == pytest.approx(100 * (res["objective"] - res["bound"]) / abs(res["objective"]))
+    reach = metrics.certification_reach([german, bcd], units)
+    assert reach[("german", "rbf", "paper")]["certified"] == [7]
+    assert reach[("bcd", "rbf", "paper")]["stopped"] == {7: pytest.approx(metrics.stopped_gap(bcd))}

@@ -292,3 +292,14 @@ def test_certify_cases_of_the_closing_note_match_independent_loop(dataset, kerne
         res = Enumeration().solve(inst)
         check_against_reference(res, inst, values)
         assert res.certified
+
+
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_an_unfinished_enumeration_reports_the_trivial_bound_in_the_paper_sense_only(synthetic, sense):
+    X, y = synthetic
+    inst = make_instance(X, y, 3, "rbf", sense=sense)
+    res = Enumeration(time_limit=1e-9, incumbent="none").solve(inst)
+    assert res.status == "time_limit" and not res.certified
+    assert res.bound == (inst.trivial_bound if sense == "paper" else None)
+    if sense == "paper" and res.objective is not None:
+        assert res.bound <= res.objective
