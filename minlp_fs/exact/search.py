@@ -23,7 +23,8 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      order[t:]) (:func:`.bounds.probe_bound`).
    * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
      warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
-     (the node is then pruned). Then one more QP, the alpha of the relaxed beta (1 on I, about
+     (the node is then pruned); the first child of a split keeps its parent's universe (order[0] in,
+     order[1:] free), so it takes the parent's g(U) without a QP. Then one more QP, the alpha of the relaxed beta (1 on I, about
      1.5 need / |F| on F: :func:`.bounds.relaxed_gram`), a feasible alpha fitted to the node's
      B-subsets rather than to U, solved to PROBE_TOL only (the fixed-alpha bounds hold at ANY feasible
      alpha; on Cleveland poly2/3/5 B = 6 fit the same QPs and nodes as at the default tolerance, ~5 % less CPU); at it, children are ordered by estimated gain, largest first
@@ -93,6 +94,7 @@ class _Node:
     bound: float                 # every subset of the node has score >= bound
     alpha: np.ndarray | None     # a feasible alpha (warm start): of I (paper), of the parent's universe (fit)
     lower: dict | None = None    # paper sense: {j: a lower bound of the score of the probe I + j} (lazy probes)
+    universe: tuple | None = None  # fit sense: (score, exact, alpha, value) of g(I u F) when known (first child)
 
 
 class _Search:
@@ -115,7 +117,7 @@ class _Search:
         self.last_alpha = None
         self.counts = {"nodes": 0, "expanded": 0, "leaves": 0, "pruned_bound": 0, "pruned_children": 0,
                        "pruned_universe": 0, "pruned_marginal": 0, "probes_skipped": 0, "probes_tightened": 0, "qps": 0,
-                       "qps_stopped_early": 0, "max_open": 0}
+                       "qps_stopped_early": 0, "max_open": 0, "universe_reused": 0}
         self.recorder = Recorder(inst) if method.certificate else None
         self.best_bound_seen = -np.inf
         self.heuristic = "none"
@@ -303,9 +305,12 @@ class _Search:
         """Fit sense: g(U) bounds the node (monotone kernels); at the relaxed alpha, fixed-alpha bounds order and
         bound every child (the Gaussian kernel: the chords only)."""
         warm = node.alpha if node.alpha is not None else self.last_alpha
-        bound, alpha, value = node.bound, warm, None
+        bound, alpha, value, known = node.bound, warm, None, None
         if self.probes:
-            score, exact, alpha, value = self._solve(self.inst.gram(tree.universe(node.fixed, node.free)), warm)
+            # the first child's universe I + order[0] u order[1:] is its parent's: g(U) is known, not solved again
+            known = node.universe or self._solve(self.inst.gram(tree.universe(node.fixed, node.free)), warm)
+            score, exact, alpha, value = known
+            self.counts["universe_reused"] += node.universe is not None
             bound = max(bound, score)
         order, children, at = None, [], alpha
         if bound < self._prune_at():
@@ -315,7 +320,8 @@ class _Search:
                 order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need)
                 for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):
                     self.counts["pruned_marginal"] += b >= self._prune_at() > bound
-                    children.append(_Node(f, F, node.need - 1, max(bound, b), alpha if self.probes else at))
+                    children.append(_Node(f, F, node.need - 1, max(bound, b), alpha if self.probes else at,
+                                          universe=known if t == 0 else None))
             else:
                 order = node.free
                 children = [_Node(f, F, node.need - 1, bound, alpha)

@@ -40,6 +40,30 @@ def test_lazy_probes_skip_qps_and_keep_the_optimum():
     assert close(res.objective, solve(inst, "enumerate").objective)
 
 
+@pytest.mark.parametrize("kernel", ["poly2", "poly3"])
+def test_fit_sense_first_children_reuse_their_parents_universe_value(kernel, monkeypatch):
+    """The first child of a fit-sense split has its parent's universe I u F, so g(I u F) is not solved again:
+    the same tree (nodes, leaves, prunes), optimum and subset as when it is, with exactly those QPs fewer."""
+    from minlp_fs.exact import search
+
+    inst = random_instance(5, 60, 11, 4, kernel, "fit")
+    reused = solve(inst, "bnb")
+    assert reused.info["universe_reused"] > 0
+    expand = search._Search._expand_fit
+
+    def solving_again(self, node):
+        node.universe = None
+        return expand(self, node)
+    monkeypatch.setattr(search._Search, "_expand_fit", solving_again)
+    again = solve(inst, "bnb")
+    assert again.info["universe_reused"] == 0
+    for key in ("nodes", "expanded", "leaves", "pruned_bound", "pruned_children", "pruned_universe"):
+        assert reused.info[key] == again.info[key], key
+    assert reused.features == again.features and reused.objective == again.objective
+    assert again.info["qps"] - reused.info["qps"] == reused.info["universe_reused"]
+    assert close(reused.objective, solve(inst, "enumerate").objective)
+
+
 @pytest.mark.parametrize("sense", SENSES)
 def test_fit_without_marginal_bound_and_user_start(sense):
     inst = random_instance(7, 30, 7, 3, "poly3", sense)
