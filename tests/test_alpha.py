@@ -450,11 +450,13 @@ def test_grouped_early_stop_at_the_start_matches_the_full_problem(kernel):
 
 @pytest.mark.parametrize("kernel", ["poly3", "rbf"])
 @pytest.mark.parametrize("grouped", [False, True])
-def test_an_early_stop_that_does_not_fire_leaves_smos_path_unchanged(kernel, grouped):
+@pytest.mark.parametrize("newton", [False, True])
+def test_an_early_stop_that_does_not_fire_leaves_smos_path_unchanged(kernel, grouped, newton):
     """Armed with bounds it cannot prove (above >= g, below <= g), SMO checks them all along (primal bounds
     with shrunk indices, every max(m, steps / 4) steps) yet takes the steps of the unarmed solve and returns
-    its alpha bit for bit, over groups of duplicate rows too: ACSO*'s and LS's early stops then change no
-    alpha that a method goes on with (degenerate duals have many optimal alphas)."""
+    its alpha bit for bit, over groups of duplicate rows too, with and without Newton steps on the face: ACSO*'s
+    and LS's early stops then change no alpha that a method goes on with (degenerate duals have many optimal
+    alphas)."""
     from minlp_fs.alpha.smo import duplicate_groups
 
     if grouped:
@@ -468,11 +470,12 @@ def test_an_early_stop_that_does_not_fire_leaves_smos_path_unchanged(kernel, gro
     C = 50.0
     start = smo_solve(K, y, C, tol=1e-3).alpha
     swap = make_kernel(kernel, gamma=0.6).gram(X) if not grouped else K * 1.1
-    plain = smo_solve(swap, y, C, alpha0=start, tol=1e-7, groups=groups)
+    plain = smo_solve(swap, y, C, alpha0=start, tol=1e-7, groups=groups, newton=newton)
     g = dual_objective(plain.alpha, swap, y)
-    assert plain.iterations > 2 * len(y)
+    smo_alone = plain if not newton else smo_solve(swap, y, C, alpha0=start, tol=1e-7, groups=groups, newton=False)
+    assert smo_alone.iterations > 2 * len(y)
     for kw in ({"above": g + 1e-3 * abs(g)}, {"below": g - 1e-3 * abs(g)}, {"above": g + 1.0, "below": g - 1.0}):
-        armed = smo_solve(swap, y, C, alpha0=start, tol=1e-7, groups=groups, **kw)
+        armed = smo_solve(swap, y, C, alpha0=start, tol=1e-7, groups=groups, newton=newton, **kw)
         assert not armed.stopped_early and armed.iterations == plain.iterations, kw
         np.testing.assert_array_equal(armed.alpha, plain.alpha)
 
