@@ -468,7 +468,10 @@ def _newton_face(Kx, yp, Up, ap, gp, n, up, low):  # pragma: no cover - compiled
         return 0.0
     x = _cholesky_solve(L, -gp[F])
     z = _cholesky_solve(L, yF)
-    d = x - (yF @ x) / (yF @ z) * z
+    yz = yF @ z                          # y'(Q + eps I)^-1 y > 0; guarded against underflow all the same
+    if not yz > 0.0:
+        return 0.0
+    d = x - (yF @ x) / yz * z
     slope = gp[F] @ d
     curve = d @ (Q @ d)
     if not slope < 0.0:

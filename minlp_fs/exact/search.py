@@ -24,10 +24,11 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
    * fit sense (max g): one QP, g(U) of the universe U = I u F (every subset of the node lies in U),
      warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
      (the node is then pruned); the first child of a split keeps its parent's universe (order[0] in,
-     order[1:] free), so it takes the parent's g(U) without a QP. Then one more QP, the alpha of the relaxed beta (1 on I, about
-     1.5 need / |F| on F: :func:`.bounds.relaxed_gram`), a feasible alpha fitted to the node's
-     B-subsets rather than to U, solved to PROBE_TOL only (the fixed-alpha bounds hold at ANY feasible
-     alpha; on Cleveland poly2/3/5 B = 6 fit the same QPs and nodes as at the default tolerance, ~5 % less CPU); at it, children are ordered by estimated gain, largest first
+     order[1:] free), so it takes the parent's g(U) without a QP. Then one more QP, the alpha of the
+     relaxed beta (1 on I, about 1.5 need / |F| on F: :func:`.bounds.relaxed_gram`), a feasible alpha
+     fitted to the node's B-subsets rather than to U, solved to PROBE_TOL only (the fixed-alpha bounds
+     hold at ANY feasible alpha; on Cleveland poly2/3/5 B = 6 fit the same QPs and nodes as at the
+     default tolerance, ~5 % less CPU); at it, children are ordered by estimated gain, largest first
      (:func:`.bounds.fit_order`), and child t gets a fixed-alpha bound of its subsets
      (:func:`.bounds.fit_child_bounds`: the pair bound for degree 2, the degree-share bound
      otherwise),
