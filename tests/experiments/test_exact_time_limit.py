@@ -258,7 +258,7 @@ def test_enumeration_beyond_its_plan_carries_the_exact_time_limit():
 
 @pytest.mark.requires_data
 def test_enumeration_beyond_its_plan_certifies_at_the_trivial_bound_else_stops_with_its_gap(data_dir):
-    """German's Gaussian paper sense at B = 7 (C(24, 7) = 346,104 subsets, about 2.5 h of enumeration): LS*'s
+    """German's Gaussian paper sense at B = 7 (C(24, 7) = 346,104 subsets, about 1.9 h of enumeration): LS*'s
     incumbent attains the trivial bound, so the unit certifies at once; BCD's at B = 7 does not, and the unit
     stops at its limit with the trivial bound and its gap, uncertified."""
     units = [{"dataset": ds, "kernel": "rbf", "B": 7, "sense": "paper", "method": "enumerate",
