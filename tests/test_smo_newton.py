@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minlp_fs.alpha.smo import _newton_face, _set_masks, smo_solve
+from minlp_fs.alpha.smo import _free_positions, _newton_face, _set_masks, smo_solve
 from minlp_fs.kernels import make_kernel
 from minlp_fs.objective import dual_objective
 from test_alpha import duplicated_problem, kkt_violation
@@ -33,7 +33,8 @@ def test_a_newton_step_lowers_f_by_what_it_reports_and_keeps_alpha_feasible(seed
         _set_masks(y, U, a, t, up, low)
     before = dual_objective(a, K, y)
     new, grad = a.copy(), g.copy()
-    change = _newton_face(K, y, U, new, grad, m, up, low)
+    free = np.empty(m, dtype=np.int64)
+    change = _newton_face(K, y, U, new, grad, m, up, low, free[:_free_positions(U, new, m, free)])
     assert change <= 0.0
     assert dual_objective(new, K, y) - before == np.float64(change) or \
         abs(dual_objective(new, K, y) - before - change) <= 1e-9 * (1.0 + abs(before))
@@ -50,17 +51,22 @@ def test_a_newton_step_lowers_f_by_what_it_reports_and_keeps_alpha_feasible(seed
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(20, 300), C=st.floats(0.5, 100.0),
        kernel=st.sampled_from(["poly3", "poly5", "rbf"]), duplicates=st.booleans(), warm=st.booleans())
-def test_a_solve_with_newton_steps_ends_at_the_kkt_tolerance_and_value_of_smo_alone(seed, m, C, kernel, duplicates,
-                                                                                    warm, random_feasible_alpha):
+def test_a_solve_with_newton_steps_ends_at_the_kkt_tolerance_no_farther_from_the_optimum_than_smo_alone(
+        seed, m, C, kernel, duplicates, warm, random_feasible_alpha):
+    """Both end at KKT gap 1e-6; their values' distance to the optimum g (a solve to 1e-10) is of that tolerance's
+    order, and the Newton solve's is no larger than SMO's own beyond 1e-6 relative (seed 1241, m = 299, C = 14,
+    poly3: SMO alone 2.7e-6 above g after 475,000 steps, the Newton solve closer)."""
     X, y, K = duplicated_problem(seed, m, kernel) if duplicates else _problem(seed, m, kernel)
     start = random_feasible_alpha(np.random.default_rng(seed), y, C) if warm else None
     alone = smo_solve(K, y, C, alpha0=start, tol=1e-6, newton=False)
     both = smo_solve(K, y, C, alpha0=start, tol=1e-6)
     assert not both.hit_iteration_limit and not both.stopped_early
     assert kkt_violation(both.alpha, K, y, C) < 1e-6
-    g = dual_objective(alone.alpha, K, y)
-    assert abs(dual_objective(both.alpha, K, y) - g) <= 1e-6 * max(1.0, abs(g))
-    assert both.value == np.float64(both.value) and abs(both.value - dual_objective(both.alpha, K, y)) <= 1e-7 * max(1.0, abs(g))
+    g = dual_objective(smo_solve(K, y, C, alpha0=both.alpha, tol=1e-10, newton=False).alpha, K, y)
+    scale = max(1.0, abs(g))
+    above = dual_objective(both.alpha, K, y) - g
+    assert -1e-9 * scale <= above <= max(0.0, dual_objective(alone.alpha, K, y) - g) + 1e-6 * scale
+    assert abs(both.value - dual_objective(both.alpha, K, y)) <= 1e-7 * scale   # the tracked f stays exact
 
 
 def test_newton_steps_shorten_a_degenerate_solve():

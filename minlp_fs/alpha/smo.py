@@ -398,14 +398,14 @@ def _pair_step(opposite, ai, aj, ci, cj, gi, gj, kii, kjj, qij):  # pragma: no c
 
 
 @njit(cache=True, nogil=True)
-def _free_signature(yp, Up, ap, active, n):  # pragma: no cover - compiled
-    """(number of free variables among the active positions, sum of their indices): changes when the face does."""
-    count, total = 0, 0
+def _free_positions(Up, ap, n, free):  # pragma: no cover - compiled
+    """The active positions p < n with 0 < a_p < U_p into ``free[:k]``; returns k."""
+    k = 0
     for p in range(n):
         if 0 < ap[p] < Up[p]:
-            count += 1
-            total += active[p]
-    return count, total
+            free[k] = p
+            k += 1
+    return k
 
 
 @njit(cache=True, nogil=True)
@@ -427,9 +427,9 @@ def _cholesky_solve(L, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _newton_face(Kx, yp, Up, ap, gp, n, up, low):  # pragma: no cover - compiled
-    """One Newton step on the face of the active positions' free variables F = {p < n : 0 < a_p < U_p}, the others
-    fixed; returns f's change (<= 0; 0: no step).
+def _newton_face(Kx, yp, Up, ap, gp, n, up, low, F):  # pragma: no cover - compiled
+    """One Newton step on the face of the active positions' free variables F = {p < n : 0 < a_p < U_p}
+    (:func:`_free_positions`), the others fixed; returns f's change (<= 0; 0: no step).
 
     On the face, f(a + d) - f(a) = g_F'd + 1/2 d'Q_FF d with y_F'd = 0 (Q = yy' o K, g = Qa - e). Its minimiser
     is d = x - mu z with Q_FF x = -g_F, Q_FF z = y_F and mu = y_F'x / y_F'z (the KKT system's Schur complement),
@@ -441,15 +441,9 @@ def _newton_face(Kx, yp, Up, ap, gp, n, up, low):  # pragma: no cover - compiled
     two-variable steps once the face is nearly the optimum's (German's all-rows duals: 27-61 free of 1000, the
     face within 0-19 indices of the optimum's at a KKT gap of 1e-3, benchmarks/RESULTS.md). gp is updated on
     the active positions (the shrunk ones are recomputed when restored, as after SMO's own steps)."""
-    F = np.empty(n, dtype=np.int64)
-    k = 0
-    for p in range(n):
-        if 0 < ap[p] < Up[p]:
-            F[k] = p
-            k += 1
+    k = F.shape[0]
     if k < 2 or k > NEWTON_MAX_FREE:
         return 0.0
-    F = F[:k]
     Q = np.empty((k, k))
     yF = np.empty(k)
     top = 0.0
@@ -466,13 +460,14 @@ def _newton_face(Kx, yp, Up, ap, gp, n, up, low):  # pragma: no cover - compiled
         L = np.linalg.cholesky(ridged)
     except Exception:   # not positive definite in floating point: leave the face to SMO
         return 0.0
-    x = _cholesky_solve(L, -gp[F])
+    gF = gp[F]
+    x = _cholesky_solve(L, -gF)
     z = _cholesky_solve(L, yF)
     yz = yF @ z                          # y'(Q + eps I)^-1 y > 0; guarded against underflow all the same
     if not yz > 0.0:
         return 0.0
     d = x - (yF @ x) / yz * z
-    slope = gp[F] @ d
+    slope = gF @ d
     curve = d @ (Q @ d)
     if not slope < 0.0:
         return 0.0
@@ -495,7 +490,7 @@ def _newton_face(Kx, yp, Up, ap, gp, n, up, low):  # pragma: no cover - compiled
         new = min(max(new, 0.0), Up[pa])
         step[a] = new - ap[pa]
         ap[pa] = new
-    change = step @ gp[F] + 0.5 * (step @ (Q @ step))
+    change = step @ gF + 0.5 * (step @ (Q @ step))
     for a in range(k):
         c = yF[a] * step[a]
         Ka = Kx[F[a]]
@@ -542,6 +537,7 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc, newto
     it = 0
     pruned = False
     gap, face, kept, tried = np.inf, (-1, -1), (-1, -1), 0
+    free = np.empty(m, dtype=np.int64)
     while it < max_iter:
         if value < below:
             pruned = True
@@ -570,10 +566,11 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc, newto
                 n, unshrunk, compact = _shrink(K, y, U, alpha, grad, tol, unshrunk, n, active, yp, Up, ap, gp,
                                                Kd, up, low, Kc, compact)
             if gap < newton_gap:   # a face kept over a shrinking period, once, at a share of the steps' cost
-                signature = _free_signature(yp, Up, ap, active, n)
-                if signature == kept != face and signature[0] ** 3 <= NEWTON_COST * (it - tried) * n:
+                k = _free_positions(Up, ap, n, free)
+                signature = (k, np.sum(active[free[:k]]))   # changes when the face does
+                if signature == kept != face and k ** 3 <= NEWTON_COST * (it - tried) * n:
                     face, tried = signature, it
-                    value += _newton_face(Kc if compact else K, yp, Up, ap, gp, n, up, low)
+                    value += _newton_face(Kc if compact else K, yp, Up, ap, gp, n, up, low, free[:k])
                 kept = signature
             i, gmax = _select_i(yp, gp, up, low, n, work, svals)
         Kx = Kc if compact else K
