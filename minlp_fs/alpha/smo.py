@@ -15,7 +15,8 @@ NEWTON_GAP and the free set has stayed the same over a shrinking period, one New
 equality-constrained QP over the free variables, the others fixed), with an exact line search inside the box,
 replaces SMO's slow tail of two-variable steps; SMO then continues to the same KKT tolerance. German's duals are
 degenerate (about 550 of 1000 alphas at C and 27-61 free), and SMO spends most of its steps polishing a face it
-has already found: 1.8x less time per median solve, 2.5-5.3x in sum (benchmarks/RESULTS.md, bench_alpha_german).
+has already found: German's median warm solve went from 2.7-5.6x to 4.2-8.3x faster than libsvm's (per kernel;
+benchmarks/RESULTS.md, bench_alpha_german).
 With ``newton=False`` the steps are SMO's alone, as described next.
 
 Memory layout (speed only; the steps are those of libsvm's loop over its active indices, bit for bit): the
@@ -84,8 +85,9 @@ NEWTON_RIDGE = 1e-10
 #: a Newton step is tried only when |free|^3 <= NEWTON_COST * (SMO steps since the last try) * (active variables):
 #: measured, its Cholesky factorisation takes 0.009 / 0.034 / 0.164 ms at |free| = 50 / 100 / 200 (about 0.02 ns per
 #: |free|^3) and an SMO step about 1 ns per active variable, so a try costs at most about the steps since the last
-#: one. Per solve against SMO alone (random warm-started subsets, benchmarks/RESULTS.md): 1.0-5.3x less time in sum
-#: on German, Ionosphere, Sonar, Cleveland poly5; 0.98x on Diabetes poly5; 10 and 50 alike, 1 loses most of it
+#: one. Per solve against SMO alone (random warm-started subsets, measured by hand in the sixteenth session): 1.0-5.3x
+#: less time in sum on German, Ionosphere, Sonar, Cleveland, BCD, Parkinsons; 0.98x on Diabetes poly5; 10 and 50
+#: alike, 1 loses most of it
 NEWTON_COST = 50.0
 #: a warm start whose |y'a| exceeds START_SLACK * C * m is replaced by 0 (feasible_start)
 START_SLACK = 1e-9
