@@ -578,7 +578,7 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc, newto
         Kx = Kc if compact else K
         j, gmax2 = (-1, -np.inf) if i < 0 else _select_j(Kx[i], Kd[i], Kd, svals, n, gmax, work)
         gap = gmax + gmax2
-        if gmax + gmax2 < tol or j < 0:
+        if gap < tol or j < 0:
             if n == m:
                 break
             _restore(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)  # and check the shrunk ones
