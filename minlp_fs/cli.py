@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -138,7 +139,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     c.add_argument("--method", default="auto", choices=CERTIFY_METHODS,
                    help="auto (default): bnb for polynomial kernels on more than 1000 subsets, for the Gaussian "
-                        "kernel's fit sense on more than 20000, or with --certificate, else enumeration; or enumerate, bnb")
+                        "kernel's fit sense on more than 20000, or with --certificate, else enumeration; auto's bnb "
+                        "enumerates instead once it has run half of enumeration's estimated time (without "
+                        "--certificate); or enumerate, bnb")
     c.add_argument("--certificate", default=None, help="bnb: write the proof to this JSON file (minlp-fs verify FILE)")
     c.add_argument("--gap-tol", type=float, default=0.0,
                    help="bnb: relative optimality gap to stop at (default 0: exact); the answer states the gap it is "
@@ -287,16 +290,16 @@ def _run_solve(args, dests) -> int:
 
 def _run_certify(args) -> int:
     from .api import solve
-    from .exact.cli import certify_method
+    from .exact.cli import certify_choice
     from .workers import cap_jobs
 
     jobs = cap_jobs(args.jobs, "certify --jobs")
     if args.certificate is not None:
         output_file(args.certificate, "--certificate")
     inst = _instance(args)
-    method = certify_method(inst, args.method, args.certificate)
-    extra = ({"certificate": args.certificate, "backend": args.backend, "scheduler": args.scheduler,
-              "gap_tol": args.gap_tol} if method == "bnb" else {})
+    method, extra = certify_choice(inst, args.method, args.certificate)
+    if method == "bnb":
+        extra.update(certificate=args.certificate, backend=args.backend, scheduler=args.scheduler, gap_tol=args.gap_tol)
     from .exact.bnb import BranchAndBound
     from .options import declared
 
@@ -310,7 +313,8 @@ def _run_certify(args) -> int:
         result = solve(inst, method=method, n_jobs=jobs, time_limit=args.time_limit,
                        progress=not args.no_progress, **extra)
     if result.certified and "kkt" in result.info["tolerance"]:  # the Result states it; here, how it was proven
-        how = (f"over all {result.info.get('n_subsets')} subsets" if method == "enumerate"
+        by = result.info.get("completed_by") or method   # auto's bnb may have fallen back to enumeration
+        how = (f"over all {math.comb(inst.n, inst.B)} subsets" if by == "enumerate"
                else "by branch-and-bound (every bound proven, see `minlp-fs verify`)")
         result.message = (f"optimal {how}, each SVM dual solved to KKT tolerance "
                           f"{result.info['tolerance']['kkt']:g} (value accuracy: benchmarks/RESULTS.md)")

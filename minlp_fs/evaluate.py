@@ -159,13 +159,13 @@ def certified_optimum(instance, certify: bool | None = None, max_subsets: int = 
     """The exact method's :class:`~minlp_fs.result.Result` (certified when it finished; the method is
     ``certify``'s auto choice, :func:`minlp_fs.exact.cli.certify_method`), or None when ``certify`` is
     False, or None and C(n, B) > ``max_subsets``."""
-    from .exact.cli import certify_method
+    from .exact.cli import certify_choice
     from .methods import get_method
 
     if certify is False or (certify is None and math.comb(instance.n, instance.B) > max_subsets):
         return None
-    method = certify_method(instance, "auto", None)
-    return get_method(method, time_limit=time_limit, n_jobs=n_jobs).solve(instance, oracle=oracle)
+    method, options = certify_choice(instance, "auto", None)
+    return get_method(method, time_limit=time_limit, n_jobs=n_jobs, **options).solve(instance, oracle=oracle)
 
 
 def evaluate(instance, features=None, alpha=None, beta=None, source: str = "features",

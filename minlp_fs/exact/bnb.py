@@ -12,6 +12,7 @@ from ..blas import on_one_blas_thread
 from ..errors import InputError
 from ..methods import Method, check_incumbent
 from ..options import n_jobs_option, option, time_limit_option
+from .fallback import search_with_fallback
 from .parallel import parallel_search
 from .search import _Search
 
@@ -28,6 +29,9 @@ class BranchAndBound(Method):
     ``gap_tol``: relative optimality gap the search may leave (0: exact); a node whose bound is within
     gap_tol * max(1, |incumbent|) of the incumbent is pruned, and the certified answer states the gap it
     is proven within (:mod:`.search`, relative gap).
+    ``fallback_share``: hedge against bounds that do not prune: after a short search, enumeration's time E is
+    estimated and the search gets fallback_share x E seconds before every subset is enumerated instead
+    (:mod:`.fallback`; ``minlp-fs certify --method auto`` sets 0.5).
     ``certificate``: path of a JSON proof to write. ``n_jobs``: 1, this sequential search; otherwise
     worker processes (-1: one per core) searching disjoint subtrees, through joblib's ``backend``
     (loky, or a dask/ray cluster at ``scheduler``): :mod:`.parallel`, whose tree and answer are the
@@ -43,6 +47,9 @@ class BranchAndBound(Method):
     marginal: bool = option(True, bool, doc="fixed-alpha bounds at the relaxed alpha (fit sense: polynomial kernels, Gaussian chords)")
     gap_tol: float = option(0.0, float, low=0, high=1, high_open=True,
                             doc="relative optimality gap to stop at (0: exact); the answer states the gap it is proven within")
+    fallback_share: float | None = option(None, float, low=0, none=True,
+                                          doc="enumerate instead once the search has run this share of enumeration's "
+                                              "estimated time (None: never; certify --method auto: 0.5)")
     certificate: str | None = option(None, str, none=True, doc="JSON file to write the proof to (minlp-fs verify)")
     backend: str = option("loky", str, choices=("loky", "dask", "ray"),
                           doc="joblib backend of the worker processes (with n_jobs != 1, or dask/ray)")
@@ -57,12 +64,17 @@ class BranchAndBound(Method):
         check_incumbent("bnb", self.incumbent)
         if self.scheduler is not None and self.backend == "loky":
             raise InputError("bnb: a scheduler needs backend 'dask' or 'ray'")
+        if self.certificate is not None and self.fallback_share is not None:
+            raise InputError("bnb: a certificate needs the search to finish by branch-and-bound: fallback_share must "
+                             "be None (an enumeration writes no proof)")
         if self.certificate is not None and not Path(self.certificate).resolve().parent.is_dir():
             raise InputError(f"bnb: cannot write the certificate {self.certificate}: its folder "
                              f"{Path(self.certificate).resolve().parent} does not exist")
 
     @on_one_blas_thread
     def _search(self, run):
+        if self.fallback_share is not None:   # bnb, then enumeration where bnb is measured slower (:mod:`.fallback`)
+            return search_with_fallback(self, run)
         if self.n_jobs != 1 or self.backend != "loky":  # subtrees in worker processes
             return parallel_search(self, run)
         return _Search(self, run).search()

@@ -21,10 +21,13 @@ AUTO_ENUMERATE_UP_TO = 1000
 #: Diabetes), 0.37x on German B = 3 (2,024) and about 0.4x on German B = 4 (10,626: bnb 64 s), 3.3x and 8.4x on
 #: Parkinsons B = 3 and 4 (1,540 and 7,315), 6x on Sonar B = 4 (487,635: bnb 29 s)
 AUTO_ENUMERATE_UP_TO_GAUSSIAN = 20_000
+#: ``auto``'s bnb hedges (:mod:`.fallback`): it enumerates once it has run this share of enumeration's estimated
+#: time (German's Gaussian fit sense, B = 4: bnb alone 64 s; hedged 63 s, of which enumeration 40 s, as estimated)
+AUTO_FALLBACK_SHARE = 0.5
 
 
 def certify_method(instance, method: str, certificate) -> str:
-    """The exact method to run: ``auto`` is bnb where its bounds hold (:func:`.bounds.bnb_bounds`) on more than
+    """The exact method to run (the certified grid plans its units with it): ``auto`` is bnb where its bounds hold (:func:`.bounds.bnb_bounds`) on more than
     :data:`AUTO_ENUMERATE_UP_TO` subsets (Gaussian: :data:`AUTO_ENUMERATE_UP_TO_GAUSSIAN`), or when a
     certificate is wanted; else enumeration (the Gaussian
     kernel's paper sense: bnb has no bound to prune with but the trivial one, and enumeration's revolving
@@ -38,6 +41,15 @@ def certify_method(instance, method: str, certificate) -> str:
         large = math.comb(instance.n, instance.B) > up_to
         return "bnb" if certificate or (bnb_bounds(instance.kernel, instance.sense) and large) else "enumerate"
     return method
+
+
+def certify_choice(instance, method: str, certificate) -> tuple:
+    """(:func:`certify_method`'s method, its options): ``auto``'s bnb falls back to enumeration where that is
+    measured faster (``fallback_share``, :mod:`.fallback`), unless a certificate is wanted (enumeration writes
+    none)."""
+    name = certify_method(instance, method, certificate)
+    hedged = method == "auto" and name == "bnb" and not certificate
+    return name, ({"fallback_share": AUTO_FALLBACK_SHARE} if hedged else {})
 
 
 

@@ -112,11 +112,11 @@ def entries(quick: bool = False, certified_grid: bool = False, data_dir=None) ->
 def best_known(instance, form) -> dict:
     """Best known value of g, its bound (both in g's units), whether certified, and the method that found it."""
     from ..api import solve
-    from ..exact.cli import certify_method
+    from ..exact.cli import certify_choice
 
     if math.comb(instance.n, instance.B) <= CERTIFY_MAX_SUBSETS:
-        method = certify_method(instance, "auto", None)  # certify's own choice: enumeration or bnb
-        r = solve(instance, method)
+        method, options = certify_choice(instance, "auto", None)  # certify's own choice: enumeration or bnb
+        r = solve(instance, method, **options)
         if r.certified:
             return {"value": r.objective, "bound": r.objective, "certified": True, "method": method}
     best = None

@@ -36,6 +36,7 @@ reports none (the subsets not enumerated may hold any value).
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from dataclasses import dataclass
 
@@ -50,7 +51,7 @@ from ..methods import Method, check_incumbent
 from ..options import n_jobs_option, option, time_limit_option
 from ..workers import n_workers
 from ..result import Status
-from ..stopping import SearchStopped
+from ..stopping import Deadline, SearchStopped
 from .opened_walk import opened_fits
 from .revolving_door import swaps
 
@@ -62,6 +63,8 @@ REBUILD_EVERY = 1000
 AUTO_LS_FROM = 100_000
 #: default chunk length: about C(n, B) / TARGET_CHUNKS, clipped to [MIN_CHUNK, MAX_CHUNK]
 TARGET_CHUNKS, MIN_CHUNK, MAX_CHUNK = 64, 64, 1000
+#: rank ranges, spread evenly over the order, that :func:`estimate_seconds` walks
+SAMPLE_RANGES = 8
 
 
 def gram_walk(instance, start: int, stop: int, rebuild_every: int = REBUILD_EVERY):
@@ -150,6 +153,26 @@ def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float, 
                 chunk.timed_out = True
                 break
     return chunk
+
+
+def estimate_seconds(instance, seed: float | None, tol: float = DEFAULT_TOL, budget_s: float = 1.0) -> tuple:
+    """(seconds one process would take to enumerate all C(n, B) subsets with every solve stopped early against
+    ``seed``, the subsets walked to measure it): C(n, B) times the wall time per subset over SAMPLE_RANGES disjoint
+    rank ranges of at most one chunk each, spread evenly over the revolving-door order (the first subset of each
+    from a cold start and a base built from scratch, as every chunk's), each walked for at most
+    budget_s / SAMPLE_RANGES seconds."""
+    total = math.comb(instance.n, instance.B)
+    size = default_chunk_size(total)
+    starts = sorted({total * k // SAMPLE_RANGES for k in range(SAMPLE_RANGES)})
+    done, spent = 0, 0.0
+    with one_blas_thread():
+        for a, b in zip(starts, [*starts[1:], total]):   # disjoint: a few subsets cover all of a small order
+            t0 = time.perf_counter()
+            chunk = _enumerate_chunk(instance, a, min(b, a + size), "smo", tol, Deadline(budget_s / SAMPLE_RANGES),
+                                     seed)
+            spent += time.perf_counter() - t0
+            done += chunk.n_done
+    return total * spent / done, done
 
 
 def default_chunk_size(n_subsets: int) -> int:
