@@ -22,7 +22,8 @@ AUTO_ENUMERATE_UP_TO = 1000
 #: Parkinsons B = 3 and 4 (1,540 and 7,315), 6x on Sonar B = 4 (487,635: bnb 29 s)
 AUTO_ENUMERATE_UP_TO_GAUSSIAN = 20_000
 #: ``auto``'s bnb hedges (:mod:`.fallback`): it enumerates once it has run this share of enumeration's estimated
-#: time (German's Gaussian fit sense, B = 4: bnb alone 64 s; hedged 63 s, of which enumeration 40 s, as estimated)
+#: time. Measured (benchmarks/RESULTS.md, bench_fallback): 0.89-1.60x the faster of bnb and enumeration on six
+#: instances of both kinds, where bnb alone took up to 2.9x enumeration's time or did not finish in 300 s
 AUTO_FALLBACK_SHARE = 0.5
 
 
