@@ -157,7 +157,7 @@ def _check_beta_count(instance, names, path) -> None:
 def certified_optimum(instance, certify: bool | None = None, max_subsets: int = AUTO_CERTIFY_SUBSETS,
                       time_limit: float | None = None, n_jobs: int = 1, oracle=None):
     """The exact method's :class:`~minlp_fs.result.Result` (certified when it finished; the method is
-    ``certify``'s auto choice, :func:`minlp_fs.exact.cli.certify_method`), or None when ``certify`` is
+    ``certify``'s auto choice, :func:`minlp_fs.exact.cli.certify_choice`), or None when ``certify`` is
     False, or None and C(n, B) > ``max_subsets``."""
     from .exact.cli import certify_choice
     from .methods import get_method

@@ -28,11 +28,11 @@ AUTO_FALLBACK_SHARE = 0.5
 
 
 def certify_method(instance, method: str, certificate) -> str:
-    """The exact method to run (the certified grid plans its units with it): ``auto`` is bnb where its bounds hold (:func:`.bounds.bnb_bounds`) on more than
-    :data:`AUTO_ENUMERATE_UP_TO` subsets (Gaussian: :data:`AUTO_ENUMERATE_UP_TO_GAUSSIAN`), or when a
-    certificate is wanted; else enumeration (the Gaussian
+    """The exact method to run (the certified grid plans its units with it): ``auto`` is bnb where its bounds hold
+    (:func:`.bounds.bnb_bounds`) on more than :data:`AUTO_ENUMERATE_UP_TO` subsets (Gaussian:
+    :data:`AUTO_ENUMERATE_UP_TO_GAUSSIAN`), or when a certificate is wanted; else enumeration (the Gaussian
     kernel's paper sense: bnb has no bound to prune with but the trivial one, and enumeration's revolving
-    door makes each leaf cheaper)."""
+    door makes each leaf cheaper). :func:`certify_choice` adds the options ``certify`` runs it with."""
     if method not in CERTIFY_METHODS:
         raise InputError(f"unknown certify method {method!r}; choose one of {', '.join(CERTIFY_METHODS)}")
     if method == "enumerate" and certificate:

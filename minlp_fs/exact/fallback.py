@@ -18,7 +18,8 @@ So an instance costs at most about FIRST_S + ESTIMATE_S + (1 + share) E, and bnb
 within share x E. The answer is a certified optimum either way (each phase is an exact method); an unfinished
 run reports the tightest bound its phases proved (every one holds for every subset), and stops at the first
 phase a Ctrl-C or the time limit ends. The switch depends on the clock: the tree and the solve counts may differ
-from run to run, the optimum does not.
+from run to run, the optimum does not. The result's trace holds each phase's answer as the phase ends, and
+``info["phases"]`` each phase's method, status, time and solves.
 """
 from __future__ import annotations
 
