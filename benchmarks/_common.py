@@ -4,7 +4,8 @@
 * :func:`command`: the command line that produced a report, as run from the repository root;
 * :func:`add_io_args`: the ``--data-dir`` and ``--output`` options every script takes;
 * :func:`write_section`: replace (or append) a script's marked section of ``RESULTS.md``, between
-  ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``, leaving the other scripts' sections alone.
+  ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``, leaving the other scripts' sections alone;
+* :func:`timed_section`: a section's text with its title, command, date, total time, machine and load.
 
 Results are kept in the experiments' results store (:mod:`minlp_fs.experiments.store`): JSON
 lines, one run per line, appended as each run finishes under a writer's lock, so an interrupted
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 from minlp_fs.datasets import DATA_ENV
@@ -41,3 +43,14 @@ def command(script: str, argv=None) -> str:
     """``python benchmarks/<script> <arguments>``: the command as typed, for the report."""
     args = sys.argv[1:] if argv is None else list(argv)
     return " ".join(["python", f"benchmarks/{script}", *args])
+
+
+def timed_section(title: str, script: str, started, t0: float, load0, note: str, body: list) -> tuple:
+    """(elapsed seconds, the section's text): ``title``, the command of ``script``, the start ``started`` (a UTC
+    datetime) and the seconds since ``t0`` (perf_counter), the machine with the load average at the start
+    (``load0``, os.getloadavg()) and now, ``note``, then ``body``'s lines."""
+    elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
+    head = [title, "", f"Command: `{command(script)}` (from the repository root). Date: "
+            f"{started:%Y-%m-%d %H:%M} UTC, total {elapsed:.0f} s.",
+            f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {load1[0]:.1f}. {note}", ""]
+    return elapsed, "\n".join(head + body)

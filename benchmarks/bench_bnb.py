@@ -44,7 +44,7 @@ from pathlib import Path
 
 from minlp_fs.api import build_instance, solve
 
-from _common import add_io_args, command, machine, write_section
+from _common import add_io_args, command, machine, timed_section, write_section
 
 #: (dataset, B) for part (a): every polynomial kernel, both senses
 SIDE_BY_SIDE = [("wholesale", 3), ("diabetes", 4), ("bcw", 4), ("cleveland", 6), ("parkinsons", 6)]
@@ -333,19 +333,11 @@ def gaussian_section(args, folder) -> tuple:
            "", *bmax, "",
            "### (d) Certificates: `minlp-fs certify --method bnb --certificate FILE`, then `minlp-fs verify FILE "
            "[--jobs 2]` (separate processes)", "", *certificates(args.data_dir, GAUSSIAN_CERTIFICATES, folder)]
-    return _section("## Branch-and-bound, the Gaussian kernel's fit sense: chord bounds (bench_bnb.py --gaussian)",
-                    started, t0, load0, "C = 10, gamma = 0.1 (the paper's). bnb bounds a fit-sense node's children by "
-                    "the chords of `minlp_fs/exact/chords.py` at the relaxed alpha (one QP per node, no QP of I u F); "
-                    "before, it solved every leaf. QPs as in bench_bnb.", out)
-
-
-def _section(title: str, started, t0: float, load0, note: str, body: list) -> tuple:
-    """(elapsed seconds, the section's text): its title, command, date, machine and load, ``note``, ``body``."""
-    elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
-    head = [title, "", f"Command: `{command('bench_bnb.py')}` (from the repository root). Date: "
-            f"{started:%Y-%m-%d %H:%M} UTC, total {elapsed:.0f} s.",
-            f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {load1[0]:.1f}. {note}", ""]
-    return elapsed, "\n".join(head + body)
+    return timed_section("## Branch-and-bound, the Gaussian kernel's fit sense: chord bounds (bench_bnb.py --gaussian)",
+                         "bench_bnb.py", started, t0, load0,
+                         "C = 10, gamma = 0.1 (the paper's). bnb bounds a fit-sense node's children by the chords of "
+                         "`minlp_fs/exact/chords.py` at the relaxed alpha (one QP per node, no QP of I u F); before, it "
+                         "solved every leaf. QPs as in bench_bnb.", out)
 
 
 def certificates_section(args, folder, quick):
@@ -359,10 +351,11 @@ def certificates_section(args, folder, quick):
            "plus that of the workers' tasks: a CPU total near the sequential one, split over 2 workers, is what "
            "2 free cores would turn into a wall-time gain; the wall time depends on the cores the machine's load leaves", "",
            *parallel_runs(args.data_dir, PARALLEL_CASES[:1] if quick else PARALLEL_CASES)]
-    return _section("## Branch-and-bound certificates and parallel bnb (bench_bnb.py --certificates)", started, t0,
-                    load0, "C = 10, gamma = 0.1, c = 1 (the paper's). verify's verdict: no subset beats the claimed "
-                    "value by more than the tolerance shown, 1e-6 x max(1, |value|); solves = the verifier's SVM solves "
-                    "(libsvm, then the package's SMO at 1e-10 where libsvm's duality gap is too wide).", out)
+    return timed_section("## Branch-and-bound certificates and parallel bnb (bench_bnb.py --certificates)", "bench_bnb.py",
+                         started, t0, load0,
+                         "C = 10, gamma = 0.1, c = 1 (the paper's). verify's verdict: no subset beats the claimed value "
+                         "by more than the tolerance shown, 1e-6 x max(1, |value|); solves = the verifier's SVM solves "
+                         "(libsvm, then the package's SMO at 1e-10 where libsvm's duality gap is too wide).", out)
 
 
 def main():

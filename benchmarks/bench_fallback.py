@@ -19,7 +19,7 @@ import time
 
 from minlp_fs.api import build_instance, solve
 
-from _common import add_io_args, command, machine, write_section
+from _common import add_io_args, timed_section, write_section
 
 #: (dataset, kernel, sense, B)
 CASES = [("parkinsons", "poly3", "paper", 6), ("sonar", "poly2", "fit", 4), ("ionosphere", "rbf", "fit", 5),
@@ -66,17 +66,13 @@ def main():
     for case in CASES:
         rows.append(row(args.data_dir, *case))
         print(rows[-1], flush=True)
-    elapsed, load1 = time.perf_counter() - t0, os.getloadavg()
-    text = "\n".join([
-        "## bnb's fallback to enumeration (bench_fallback.py)", "",
-        f"Command: `{command('bench_fallback.py')}` (from the repository root). Date: {started:%Y-%m-%d %H:%M} UTC, "
-        f"total {elapsed:.0f} s.",
-        f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {load1[0]:.1f}. C = 10, gamma = "
-        f"0.1, c = 1 (the paper's); wall times, n_jobs = 1, bnb alone and hedged with a {LIMIT:.0f} s limit "
-        "(a status in brackets: not finished). Hedged = `BranchAndBound(fallback_share=0.5)`, what `minlp-fs certify "
-        "--method auto` runs where it picks bnb: bnb 2 s, enumeration's time estimated in 1 s (8 rank ranges), bnb "
-        "again for half the estimate, then enumeration; hedged / best = its time over the faster single method's.",
-        "", *rows])
+    elapsed, text = timed_section(
+        "## bnb's fallback to enumeration (bench_fallback.py)", "bench_fallback.py", started, t0, load0,
+        f"C = 10, gamma = 0.1, c = 1 (the paper's); wall times, n_jobs = 1, bnb alone and hedged with a {LIMIT:.0f} s "
+        "limit (a status in brackets: not finished). Hedged = `BranchAndBound(fallback_share=0.5)`, what `minlp-fs "
+        "certify --method auto` runs where it picks bnb: bnb 2 s, enumeration's time estimated in 1 s (8 rank ranges), "
+        "bnb again for half the estimate, then enumeration; hedged / best = its time over the faster single method's.",
+        rows)
     write_section(args.output, "bench_fallback", text)
     print(f"wrote {args.output} in {elapsed:.0f} s")
 
