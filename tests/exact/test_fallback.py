@@ -17,16 +17,16 @@ from minlp_fs.solvers.enumeration import estimate_seconds
 from bnb_helpers import KERNELS, SENSES, random_instance
 
 
-def _bnb_stops_after_one_node(monkeypatch, status=Status.TIME_LIMIT, nodes_per_search: int = 1):
+def _bnb_stops_early(monkeypatch, status=Status.TIME_LIMIT, nodes_per_search: int = 1):
     """Every bnb search processes ``nodes_per_search`` nodes and then stops with ``status`` (as its time limit
     would): the fallback's later phases then run whatever the clock says."""
     real = _Search.search_nodes
 
-    def one_node(self, nodes, max_nodes=None, bar=None):
+    def stop_early(self, nodes, max_nodes=None, bar=None):
         done = real(self, nodes, max_nodes=nodes_per_search, bar=bar)
         return status if self.stack else done
 
-    monkeypatch.setattr(_Search, "search_nodes", one_node)
+    monkeypatch.setattr(_Search, "search_nodes", stop_early)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -38,7 +38,7 @@ def test_the_enumeration_phase_certifies_the_optimum_and_the_bnb_phases_bound_it
     inst = random_instance(seed, 30, n, B, kernel, sense)
     opt = solve(inst, "enumerate").objective
     with pytest.MonkeyPatch.context() as patch:
-        _bnb_stops_after_one_node(patch)
+        _bnb_stops_early(patch)
         res = solve(inst, "bnb", fallback_share=0.5)
     eps = 1e-6 * max(1.0, abs(opt))
     assert abs(res.objective - opt) <= eps and res.certified and res.status == "optimal"
@@ -54,7 +54,7 @@ def test_the_enumeration_phase_certifies_the_optimum_and_the_bnb_phases_bound_it
 def test_a_search_that_never_finishes_falls_back_to_enumeration(sense, monkeypatch):
     inst = random_instance(11, 30, 8, 4, "poly3", sense)
     opt = solve(inst, "enumerate")
-    _bnb_stops_after_one_node(monkeypatch, nodes_per_search=0)
+    _bnb_stops_early(monkeypatch, nodes_per_search=0)
     res = solve(inst, "bnb", fallback_share=0.5)
     assert [p["method"] for p in res.info["phases"]] == ["bnb", "bnb", "enumerate"]
     assert res.certified and res.info["completed_by"] == "enumerate" and res.features == opt.features
@@ -74,7 +74,7 @@ def test_a_search_that_finishes_first_is_plain_bnb():
 def test_the_time_limit_ends_it_with_the_bnb_phase_s_valid_bound(sense, monkeypatch):
     inst = random_instance(3, 30, 8, 4, "poly2", sense)
     opt = solve(inst, "enumerate").objective
-    _bnb_stops_after_one_node(monkeypatch)
+    _bnb_stops_early(monkeypatch)
 
     def slow_estimate(instance, seed, tol, budget_s):   # the time limit passes while enumeration's time is estimated
         import time
@@ -90,7 +90,7 @@ def test_the_time_limit_ends_it_with_the_bnb_phase_s_valid_bound(sense, monkeypa
 
 def test_ctrl_c_in_a_bnb_phase_stops_the_fallback(monkeypatch):
     inst = random_instance(5, 30, 8, 4, "poly3", "fit")
-    _bnb_stops_after_one_node(monkeypatch, Status.INTERRUPTED)
+    _bnb_stops_early(monkeypatch, Status.INTERRUPTED)
     res = solve(inst, "bnb", fallback_share=0.5)
     assert res.status == "interrupted" and len(res.info["phases"]) == 1 and not res.certified
     assert res.objective is not None and res.bound is not None
@@ -120,7 +120,7 @@ def test_options_and_certify_auto_choice():
 def test_ctrl_c_while_enumeration_s_time_is_estimated_keeps_the_first_phase_s_bound(monkeypatch):
     inst = random_instance(7, 30, 8, 4, "poly2", "paper")
     opt = solve(inst, "enumerate").objective
-    _bnb_stops_after_one_node(monkeypatch)
+    _bnb_stops_early(monkeypatch)
 
     def ctrl_c(*args, **kwargs):
         raise KeyboardInterrupt
