@@ -8,7 +8,8 @@ search, so the search hedges:
 
 1. bnb for FIRST_S seconds: the instances where its bounds work finish here, most of them in well under a second.
 2. Enumeration's time E is estimated (:func:`~minlp_fs.solvers.enumeration.estimate_seconds`: ESTIMATE_S seconds
-   on rank ranges spread over the order, every solve stopped early against bnb's incumbent).
+   on rank ranges spread over the order, every solve stopped early against bnb's incumbent); the best subset the
+   walk solved is offered as the incumbent (paper sense: one at the trivial bound ends the search in step 3).
 3. bnb again, started from its incumbent, for ``fallback_share`` x E seconds (a new search: at most FIRST_S of
    step 1's work is done again).
 4. Enumeration of every subset (:class:`~minlp_fs.solvers.enumeration.Enumeration`, its own incumbent heuristic
@@ -74,12 +75,14 @@ def search_with_fallback(method, run) -> Status:
     bnb = replace(method, fallback_share=None)
     res = phase("bnb", bnb, run.requested_start, FIRST_S)
     if not done(res):
-        seconds, walked = estimate_seconds(inst, inc.value, tol, _left(deadline, ESTIMATE_S))
-        run.n_svm_solves += walked
-        run.info.update(enumeration_estimate_s=seconds, enumeration_subsets=math.comb(inst.n, inst.B))
+        estimate = estimate_seconds(inst, inc.value, tol, _left(deadline, ESTIMATE_S))
+        run.n_svm_solves += estimate.walked
+        run.info.update(enumeration_estimate_s=estimate.seconds, enumeration_subsets=math.comb(inst.n, inst.B))
+        if estimate.value is not None:
+            inc.offer(estimate.value, estimate.subset, estimate.alpha, "estimate")
         if not deadline.expired():
             again = bnb if inc.subset is None else replace(bnb, incumbent="none")   # the incumbent is its start
-            res = phase("bnb", again, start(), method.fallback_share * seconds)
+            res = phase("bnb", again, start(), method.fallback_share * estimate.seconds)
         if not done(res):
             res = phase("enumerate", Enumeration(n_jobs=method.n_jobs, progress=method.progress), start())
     complete = res.status == Status.OPTIMAL

@@ -39,6 +39,7 @@ import math
 import time
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -155,16 +156,28 @@ def _enumerate_chunk(instance, start: int, stop: int, backend: str, tol: float, 
     return chunk
 
 
-def estimate_seconds(instance, seed: float | None, tol: float = DEFAULT_TOL, budget_s: float = 1.0) -> tuple:
-    """(seconds one process would take to enumerate all C(n, B) subsets with every solve stopped early against
-    ``seed``, the subsets walked to measure it): C(n, B) times the wall time per subset over SAMPLE_RANGES disjoint
-    rank ranges of at most one chunk each, spread evenly over the revolving-door order (the first subset of each
-    from a cold start and a base built from scratch, as every chunk's), each walked for at most
-    budget_s / SAMPLE_RANGES seconds."""
+class Estimate(NamedTuple):
+    """:func:`estimate_seconds`' answer: enumeration's estimated time, the subsets walked to measure it, and the best
+    subset the walk solved exactly (its value, subset and alpha; all None if every solve stopped early)."""
+
+    seconds: float
+    walked: int
+    value: float | None = None
+    subset: tuple | None = None
+    alpha: np.ndarray | None = None
+
+
+def estimate_seconds(instance, seed: float | None, tol: float = DEFAULT_TOL, budget_s: float = 1.0) -> Estimate:
+    """Seconds one process would take to enumerate all C(n, B) subsets with every solve stopped early against
+    ``seed``: C(n, B) times the wall time per subset over SAMPLE_RANGES disjoint rank ranges of at most one chunk
+    each, spread evenly over the revolving-door order (the first subset of each from a cold start and a base built
+    from scratch, as every chunk's), each walked for at most budget_s / SAMPLE_RANGES seconds. The best subset the
+    walk solved exactly comes with it (a solve not stopped early against ``seed`` may beat it): a caller can offer
+    it as an incumbent."""
     total = math.comb(instance.n, instance.B)
     size = default_chunk_size(total)
     starts = sorted({total * k // SAMPLE_RANGES for k in range(SAMPLE_RANGES)})
-    done, spent = 0, 0.0
+    done, spent, best = 0, 0.0, None
     with one_blas_thread():
         for a, b in zip(starts, [*starts[1:], total]):   # disjoint: a few subsets cover all of a small order
             t0 = time.perf_counter()
@@ -172,7 +185,11 @@ def estimate_seconds(instance, seed: float | None, tol: float = DEFAULT_TOL, bud
                                      seed)
             spent += time.perf_counter() - t0
             done += chunk.n_done
-    return total * spent / done, done
+            if chunk.best_value is not None and (best is None or instance.better(chunk.best_value, best.best_value)):
+                best = chunk
+    if best is None:
+        return Estimate(total * spent / done, done)
+    return Estimate(total * spent / done, done, best.best_value, tuple(best.best_subset), best.best_alpha)
 
 
 def default_chunk_size(n_subsets: int) -> int:

@@ -12,7 +12,7 @@ from minlp_fs.exact import fallback
 from minlp_fs.exact.cli import AUTO_FALLBACK_SHARE, certify_choice
 from minlp_fs.exact.search import _Search
 from minlp_fs.result import Status
-from minlp_fs.solvers.enumeration import estimate_seconds
+from minlp_fs.solvers.enumeration import Estimate, estimate_seconds
 
 from bnb_helpers import KERNELS, SENSES, random_instance
 
@@ -79,7 +79,7 @@ def test_the_time_limit_ends_it_with_the_bnb_phase_s_valid_bound(sense, monkeypa
     def slow_estimate(instance, seed, tol, budget_s):   # the time limit passes while enumeration's time is estimated
         import time
         time.sleep(0.6)
-        return 100.0, 0
+        return Estimate(100.0, 0)
 
     monkeypatch.setattr(fallback, "estimate_seconds", slow_estimate)
     res = solve(inst, "bnb", fallback_share=0.5, time_limit=0.5)
@@ -98,10 +98,26 @@ def test_ctrl_c_in_a_bnb_phase_stops_the_fallback(monkeypatch):
 
 def test_enumeration_time_estimate_walks_spread_ranges():
     inst = build_instance("synthetic", B=4, kernel="poly2", sense="fit")
-    seconds, walked = estimate_seconds(inst, None, budget_s=0.5)
+    seconds, walked, value, subset, alpha = estimate_seconds(inst, None, budget_s=0.5)
     assert seconds > 0 and 8 <= walked <= math.comb(inst.n, inst.B)   # disjoint ranges: no subset twice
+    assert len(subset) == 4 and abs(inst.objective(alpha, subset) - value) <= 1e-6 * abs(value)   # its best, exact
     tiny = build_instance("synthetic", B=1, kernel="poly2", sense="fit")   # 10 subsets: each walked once
-    assert estimate_seconds(tiny, None, budget_s=0.5)[1] == 10
+    estimate = estimate_seconds(tiny, None, budget_s=0.5)
+    opt = solve(tiny, "enumerate")
+    assert estimate.walked == 10 and estimate.subset == tuple(opt.features)   # all walked: its best is the optimum
+    assert estimate.value == pytest.approx(opt.objective, rel=1e-6)
+
+
+@pytest.mark.parametrize("sense", SENSES)
+def test_the_estimate_s_best_subset_is_offered_as_the_incumbent(sense, monkeypatch):
+    inst = random_instance(13, 30, 8, 3, "poly3", sense)   # 56 subsets: the estimate's ranges walk every one
+    opt = solve(inst, "enumerate")
+    _bnb_stops_early(monkeypatch, nodes_per_search=0)
+    res = solve(inst, "bnb", fallback_share=0.5, incumbent="none")   # no incumbent before the estimate
+    found = [t for t in res.trace if t.source == "estimate"]
+    assert len(found) == 1 and found[0].value == pytest.approx(opt.objective, rel=1e-6)
+    assert res.certified and res.features == opt.features   # the later phases improve on it by rounding at most
+    assert all(t.value == pytest.approx(found[0].value, rel=1e-9) for t in res.trace[res.trace.index(found[0]):])
 
 
 def test_options_and_certify_auto_choice():
