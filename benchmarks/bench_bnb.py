@@ -250,6 +250,7 @@ def only_section(args) -> None:
         f"total {time.perf_counter() - t0:.0f} s.",
         f"Machine: {machine()}. Load average (1 min) at start {load0[0]:.1f}, at end {os.getloadavg()[0]:.1f}. "
         "C = 10, gamma = 0.1, c = 1 (the paper's); time = wall time of each run.", "", *rows, "",
+        *([summary(rows), ""] if args.bmax_limit is None else []),
         "The same instances as recorded before this run (section: row):", "", *(f"    {r}" for r in before)])
     write_section(args.output, args.section, text)
     print(f"wrote {args.output}")

@@ -5,6 +5,7 @@ The search itself is :mod:`.search` (the tree, bounds and anytime stop: its modu
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,14 +17,22 @@ from .fallback import search_with_fallback
 from .parallel import parallel_search
 from .search import _Search
 
+#: ``incumbent="auto"`` runs LS* first in the paper sense above this many subsets, else the alpha-start (2 QPs).
+#: Measured (benchmarks/RESULTS.md, bench_bnb_incumbent): where LS*'s incumbent attains the trivial bound the search
+#: ends at the root (German poly2 B = 8: 14.9 -> 0.65 s CPU, poly3 B = 6: 15.0 -> 0.19 s); elsewhere its better
+#: incumbent prunes about as much as its cost (Parkinsons, BCD, Ionosphere, Sonar: 0.8-1.2x); below it, and in the
+#: fit sense, the depth-first search finds as good an incumbent within a few nodes
+AUTO_LS_FROM = 100_000
+
 
 @dataclass
 class BranchAndBound(Method):
     """Certified optimum of problem (4) by branch-and-bound (module docstring); both senses, any kernel.
 
-    ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved).
-    The default, the alpha-start (2 QPs), is measured best: the depth-first search, best child first,
-    finds LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs (benchmarks/RESULTS.md, bench_bnb);
+    ``incumbent``: the registered heuristic run first ("none": only the start, if given, is solved; "auto", the
+    default: LS* in the paper sense above AUTO_LS_FROM subsets, whose incumbent often attains the trivial bound
+    and so ends the search at once, else the alpha-start, 2 QPs: the depth-first search, best child first, finds
+    LS*'s incumbent within a few nodes, and LS* costs hundreds of QPs; benchmarks/RESULTS.md, bench_bnb);
     ``marginal``: use the fixed-alpha bounds (pair, degree shares or the Gaussian kernel's chords) at the
     relaxed alpha (fit sense);
     ``gap_tol``: relative optimality gap the search may leave (0: exact); a node whose bound is within
@@ -43,7 +52,8 @@ class BranchAndBound(Method):
     time_limit: float | None = time_limit_option()
     n_jobs: int = n_jobs_option()
     progress: bool = option(False, bool, doc="show a progress bar (nodes, open nodes, QPs, gap)")
-    incumbent: str = option("alpha-start", str, doc="heuristic run first for the incumbent ('none': only the start)")
+    incumbent: str = option("auto", str, doc="heuristic run first for the incumbent ('none': only the start; 'auto': "
+                                              f"ls* in the paper sense above {AUTO_LS_FROM:,} subsets, else alpha-start)")
     marginal: bool = option(True, bool, doc="fixed-alpha bounds at the relaxed alpha (fit sense: polynomial kernels, Gaussian chords)")
     gap_tol: float = option(0.0, float, low=0, high=1, high_open=True,
                             doc="relative optimality gap to stop at (0: exact); the answer states the gap it is proven within")
@@ -61,7 +71,7 @@ class BranchAndBound(Method):
 
     def check(self) -> None:
         super().check()
-        check_incumbent("bnb", self.incumbent)
+        check_incumbent("bnb", self.incumbent, also=("none", "auto"))
         if self.scheduler is not None and self.backend == "loky":
             raise InputError("bnb: a scheduler needs backend 'dask' or 'ray'")
         if self.certificate is not None and self.fallback_share is not None:
@@ -70,6 +80,13 @@ class BranchAndBound(Method):
         if self.certificate is not None and not Path(self.certificate).resolve().parent.is_dir():
             raise InputError(f"bnb: cannot write the certificate {self.certificate}: its folder "
                              f"{Path(self.certificate).resolve().parent} does not exist")
+
+    def heuristic(self, instance) -> str:
+        """The incumbent heuristic for ``instance`` (``auto``: see AUTO_LS_FROM)."""
+        if self.incumbent != "auto":
+            return self.incumbent
+        large = math.comb(instance.n, instance.B) > AUTO_LS_FROM
+        return "ls*" if instance.sense == "paper" and large else "alpha-start"
 
     @on_one_blas_thread
     def _search(self, run):

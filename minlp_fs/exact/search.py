@@ -3,8 +3,8 @@
 Depth-first search of the set-enumeration tree of :mod:`.tree` (nodes (I, F, need): I fixed in,
 F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score terms (sign * g):
 
-1. An incumbent first: the alpha-start by default, or any heuristic (``incumbent``, e.g. LS*), and
-   the user's start.
+1. An incumbent first: by default LS* in the paper sense on large instances, else the alpha-start, or any
+   heuristic (``incumbent``), and the user's start.
 2. A node is popped; it is pruned, with no QP, when its bound (set by its parent) is >= the
    incumbent's score: the incumbent only improves, so bounds computed earlier still prune.
 3. A node holding one subset is solved (warm-started SMO, stopped early once duality proves it worse
@@ -151,8 +151,8 @@ class _Search:
 
     def _heuristic(self) -> None:
         """Run the incumbent heuristic (and solve the user's start), counting its SVM solves."""
-        self.heuristic = self.method.incumbent
-        self.run.seed_incumbent(self.method.incumbent, self.qp.tol)   # its solves: run.seed_solves
+        self.heuristic = self.method.heuristic(self.inst)
+        self.run.seed_incumbent(self.heuristic, self.qp.tol)   # its solves: run.seed_solves
 
     # ---- QPs --------------------------------------------------------------------------------
     def _groups(self, key) -> dict:

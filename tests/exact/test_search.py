@@ -1,6 +1,7 @@
 """bnb against enumeration: the same optimum on random small instances, both senses, every kernel;
 anytime stops return valid bounds; options are checked."""
 import json
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -176,3 +177,27 @@ def test_paper_sense_stops_at_the_trivial_bound(tmp_path):
     assert res.certified and res.degenerate and res.bound == inst.trivial_bound
     assert res.info["qps"] < 56 and res.info["open_nodes"] == 0
     assert verify_file(tmp_path / "c.json").proven
+
+
+def test_the_auto_incumbent_is_ls_star_in_the_paper_sense_above_its_threshold():
+    from minlp_fs.exact.bnb import AUTO_LS_FROM, BranchAndBound
+
+    auto = BranchAndBound()
+    assert auto.incumbent == "auto" and BranchAndBound(incumbent="ls*").heuristic(None) == "ls*"
+    assert math.comb(20, 10) > AUTO_LS_FROM >= math.comb(12, 4)
+    assert auto.heuristic(random_instance(0, 20, 20, 10, "poly2", "paper")) == "ls*"
+    assert auto.heuristic(random_instance(0, 20, 20, 10, "poly2", "fit")) == "alpha-start"
+    assert auto.heuristic(random_instance(0, 20, 12, 4, "poly2", "paper")) == "alpha-start"
+    res = solve(random_instance(1, 30, 8, 3, "poly3", "paper"), "bnb")
+    assert res.info["heuristic"] == "alpha-start" and res.info["heuristic_svm_solves"] == 2
+
+
+@pytest.mark.requires_data
+def test_ls_star_s_incumbent_at_the_trivial_bound_ends_the_search_at_the_root(data_dir):
+    """German poly3 B = 6, paper sense (134,596 subsets): LS* attains -2C min(|I+|,|I-|); no node is searched."""
+    from minlp_fs.api import build_instance
+
+    inst = build_instance("german", data_dir=data_dir, kernel="poly3", sense="paper", B=6)
+    res = solve(inst, "bnb")
+    assert res.info["heuristic"] == "ls*" and res.certified and inst.proves_optimal(res.objective)
+    assert res.info["nodes"] == 0 and res.info["qps"] == 0 and res.bound == inst.trivial_bound
