@@ -56,7 +56,10 @@ def main():
     add_io_args(p)
     args = p.parse_args()
     started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
-    solve(build_instance("wholesale", data_dir=args.data_dir, kernel="poly2", sense="paper", B=2), "bnb")  # compile
+    for kernel in ("poly2", "poly3", "poly5"):   # compile first (numba): bnb, and LS* as an incumbent
+        for heuristic in HEURISTICS:
+            solve(build_instance("wholesale", data_dir=args.data_dir, kernel=kernel, sense="paper", B=3), "bnb",
+                  incumbent=heuristic)
     rows = ["| dataset | kernel | sense | B | C(n,B) | alpha-start: CPU (s) | QPs (heuristic + tree) | nodes | "
             "LS*: CPU (s) | QPs (heuristic + tree) | nodes | alpha-start / LS* CPU | optimum at the trivial bound | "
             "same optimum | auto picks |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
