@@ -18,10 +18,10 @@ from .parallel import parallel_search
 from .search import _Search
 
 #: ``incumbent="auto"`` runs LS* first in the paper sense above this many subsets, else the alpha-start (2 QPs).
-#: Measured (benchmarks/RESULTS.md, bench_bnb_incumbent): where LS*'s incumbent attains the trivial bound the search
-#: ends at the root (German poly2 B = 8: 14.9 -> 0.65 s CPU, poly3 B = 6: 15.0 -> 0.19 s); elsewhere its better
-#: incumbent prunes about as much as its cost (Parkinsons, BCD, Ionosphere, Sonar: 0.8-1.2x); below it, and in the
-#: fit sense, the depth-first search finds as good an incumbent within a few nodes
+#: Measured (benchmarks/RESULTS.md, bench_bnb_incumbent, CPU alpha-start / LS*): where LS*'s incumbent attains the
+#: trivial bound the search ends at the root (German B = 6 and 8: 2.5-201x, poly3 B = 6 14.6 -> 0.20 s); elsewhere its
+#: better incumbent prunes about as much as it costs (Parkinsons, BCD, Ionosphere, Sonar: 0.88-1.34x). In the fit sense
+#: (0.18-1.02x) and below it the depth-first search finds as good an incumbent within a few nodes
 AUTO_LS_FROM = 100_000
 
 
