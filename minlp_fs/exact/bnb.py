@@ -52,8 +52,9 @@ class BranchAndBound(Method):
     time_limit: float | None = time_limit_option()
     n_jobs: int = n_jobs_option()
     progress: bool = option(False, bool, doc="show a progress bar (nodes, open nodes, QPs, gap)")
-    incumbent: str = option("auto", str, doc="heuristic run first for the incumbent ('none': only the start; 'auto': "
-                                              f"ls* in the paper sense above {AUTO_LS_FROM:,} subsets, else alpha-start)")
+    incumbent: str = option("auto", str, doc="heuristic run first for the incumbent ('none': only the start; "
+                                              f"'auto': ls* in the paper sense above {AUTO_LS_FROM:,} subsets, else "
+                                              "alpha-start)")
     marginal: bool = option(True, bool, doc="fixed-alpha bounds at the relaxed alpha (fit sense: polynomial kernels, Gaussian chords)")
     gap_tol: float = option(0.0, float, low=0, high=1, high_open=True,
                             doc="relative optimality gap to stop at (0: exact); the answer states the gap it is proven within")
