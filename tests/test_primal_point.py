@@ -35,8 +35,8 @@ def _alphas(inst, K, rng, random_feasible_alpha):
 
 @pytest.mark.parametrize("kernel", ["poly2", "rbf"])
 def test_the_compiled_bound_mirrors_primal_point(kernel, random_feasible_alpha):
-    """smo._lower_bound (SMO's early stop) is -primal_point(bias="kkt", at_bound=0).value, and so is bnb's
-    primal_lower_bound, at any alpha."""
+    """smo._lower_bound (SMO's early stop) is -primal_point(bias="kkt", at_bound=0).value at any alpha; bnb's
+    primal_lower_bound is the hinge rule's, never below it."""
     inst = _instance(0, kernel)
     K = inst.gram((0, 1))
     y, C = inst.y, inst.C
@@ -46,7 +46,9 @@ def test_the_compiled_bound_mirrors_primal_point(kernel, random_feasible_alpha):
         ours = -primal_point(alpha, y, C, o).value
         compiled = _lower_bound(y, np.full(inst.m, C), np.ascontiguousarray(alpha), y * o - 1.0)
         assert compiled == pytest.approx(ours, rel=1e-12, abs=1e-12)
-        assert primal_lower_bound(K, y, C, alpha) == pytest.approx(ours, rel=1e-12, abs=1e-12)
+        hinge = -primal_point(alpha, y, C, o, bias="hinge").value
+        assert primal_lower_bound(K, y, C, alpha) == pytest.approx(hinge, rel=1e-12, abs=1e-12)
+        assert hinge >= ours - 1e-10 * max(1.0, abs(ours))
 
 
 @pytest.mark.parametrize("kernel", ["poly2", "poly5", "rbf"])

@@ -17,7 +17,7 @@ These bounds are proven here:
   polytope Delta keeps the order. A subset S = I u R of a node contains every probe I + {j}, j in R,
   so g(S) >= max_{j in R} g(I + j) >= the |R|-th smallest g(I + j) over any W containing R.
   Any lower bound of g(I + j) may stand for it: the search solves the probes of inner nodes to a
-  loose KKT tolerance and uses the weak-duality bound of :func:`primal_lower_bound`, re-solving
+  loose KKT tolerance and uses the weak-duality bound of :func:`primal_lower_bound` (hinge bias), re-solving
   tightly only those whose bracket [-P, f] straddles the incumbent (search._Search._tighten).
   (In the fit sense monotonicity only gives g(S) <= g(I u F), used as is by the search.)
 * **fixed-alpha pair** (:class:`FixedAlphaQuadratic`, :func:`pair_bounds`; fit sense, degree-2 polynomial
@@ -64,12 +64,12 @@ from .shares import FixedAlphaShares, share_bounds
 
 def primal_lower_bound(K: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray) -> float:
     """A lower bound of g = min_{alpha in Delta} f(alpha) for kernel matrix K from ANY feasible alpha:
-    -P(w, b, xi) of :func:`~minlp_fs.objective.primal_point` (libsvm's bias: what SMO's early stop uses).
-    Exact (to the solve's accuracy) at the optimum; with alpha from a solve at KKT tolerance 1e-3 it was
-    within 3e-4 relative of g on Cleveland's probes."""
+    -P(w, b, xi) of :func:`~minlp_fs.objective.primal_point` with the hinge-minimising bias (the strongest for
+    alpha's w; bnb's early stops use it too). Exact (to the solve's accuracy) at the optimum; with alpha from a
+    solve at KKT tolerance 1e-3 it was within 3e-4 relative of g on Cleveland's probes (libsvm's bias)."""
     y = np.asarray(y, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
-    return -primal_point(alpha, y, float(C), K @ (alpha * y)).value
+    return -primal_point(alpha, y, float(C), K @ (alpha * y), bias="hinge").value
 
 
 def instance_lower_bound(instance, K: np.ndarray, alpha: np.ndarray) -> float:
