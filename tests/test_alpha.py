@@ -265,6 +265,21 @@ def test_an_smo_solve_at_its_iteration_limit_is_never_taken_as_exact(small_poly_
     assert not smo_solve(inst.gram(subset), inst.y, inst.C).hit_iteration_limit
 
 
+def test_a_step_budget_returns_the_feasible_alpha_reached(small_poly_instance):
+    """solve_gram(max_steps=k): at most k SMO steps, the alpha reached returned as it is (a feasible point, where
+    f >= g: what bnb's capped universe bounds rest on), never solved again by libsvm."""
+    inst = small_poly_instance
+    K = inst.gram(tuple(range(inst.B)))
+    exact = dual_objective(AlphaSubproblem(inst, backend="libsvm").solve_gram(K)[0], K, inst.y)
+    oracle = AlphaSubproblem(inst)
+    alpha, exact_flag = oracle.solve_gram(K, max_steps=3)
+    assert exact_flag and oracle.n_fallbacks == 0 and oracle.n_solves == 1
+    assert feasibility_violation(alpha, inst.y, inst.C) < 1e-9
+    assert dual_objective(alpha, K, inst.y) > exact + 1e-6   # 3 steps from 0 are not the optimum, but above it
+    full, _ = oracle.solve_gram(K, max_steps=10_000_000)
+    assert dual_objective(full, K, inst.y) == pytest.approx(exact, rel=1e-6)
+
+
 def test_an_svm_dual_no_solver_converges_on_is_a_clear_error_not_an_answer(small_poly_instance, monkeypatch):
     """Raw (unscaled) columns make kernels of 1e10 and more: libsvm then runs to its iteration limit, which is
     an error naming the fix (scale the features), never an alpha, and never unbounded (review of the eighth

@@ -91,10 +91,13 @@ class AlphaSubproblem:
 
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
                    worse_than: float | None = None, grad0: np.ndarray | None = None,
-                   stats: dict | None = None, groups: tuple | None = None) -> tuple[np.ndarray, bool]:
+                   stats: dict | None = None, groups: tuple | None = None,
+                   max_steps: int | None = None) -> tuple[np.ndarray, bool]:
         """(alpha, exact) for a given kernel matrix, counted as one solve, not cached.
         ``grad0`` = Q warm_start - e if known (SMO backend); ``stats`` receives ``value``, SMO's tracked f(alpha);
-        ``groups``: the duplicate rows of the subset (:meth:`groups`; SMO backend).
+        ``groups``: the duplicate rows of the subset (:meth:`groups`; SMO backend). ``max_steps`` (SMO backend):
+        at most that many SMO steps, for a caller that only needs a feasible alpha (weak-duality bounds hold at
+        any): the alpha reached is returned as it is, not solved again by libsvm.
 
         With ``worse_than`` (an incumbent value; SMO backend only), the solve stops as soon as duality
         proves g worse than it in the instance's sense by more than PRUNE_RTOL (relative): exact = False.
@@ -107,9 +110,9 @@ class AlphaSubproblem:
         else:
             above, below = self.stop_bounds(worse_than)
             smo = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below,
-                            grad0=grad0, groups=groups)
+                            grad0=grad0, groups=groups, **({} if max_steps is None else {"max_iter": max_steps}))
             alpha, exact = smo.alpha, not smo.stopped_early
-            if smo.hit_iteration_limit:  # not converged: never taken as exact; libsvm's solver instead
+            if smo.hit_iteration_limit and max_steps is None:  # not converged: never taken as exact; libsvm instead
                 alpha = libsvm_solve(K, inst.y, inst.C, tol=self.tol)
                 with self._lock:
                     self.n_fallbacks += 1

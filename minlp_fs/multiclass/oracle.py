@@ -71,8 +71,10 @@ class MulticlassSubproblem(AlphaSubproblem):
             bounds.append(max(-svm_primal(inst, K, start).value, inst.trivial_bound))
         return bounds
 
-    def _solve_stack(self, K: np.ndarray, warm_start, worse_than, grad0) -> tuple[np.ndarray, bool, float]:
-        """(A, exact, value) on the Gram K, counted as one solve (module docstring: the early stop)."""
+    def _solve_stack(self, K: np.ndarray, warm_start, worse_than, grad0,
+                     max_steps: int | None = None) -> tuple[np.ndarray, bool, float]:
+        """(A, exact, value) on the Gram K, counted as one solve (module docstring: the early stop); ``max_steps``:
+        each class's SMO steps at most (its alpha then only feasible: :meth:`AlphaSubproblem.solve_gram`)."""
         warm = self._warm(warm_start)
         early = worse_than is not None and self.backend == "smo"
         goal = worse_than + self.instance.sign * PRUNE_RTOL * max(abs(worse_than), 1.0) if early else None
@@ -82,7 +84,7 @@ class MulticlassSubproblem(AlphaSubproblem):
         for k, (part, w) in enumerate(zip(self.parts, warm)):
             target = goal - sum(held) - sum(estimates[k + 1:]) if early else None
             stats = {}
-            alpha, exact = part.solve_gram(K, w, target, grad0 if k == 0 else None, stats)
+            alpha, exact = part.solve_gram(K, w, target, grad0 if k == 0 else None, stats, max_steps=max_steps)
             alphas.append(alpha)
             values.append(dual_objective(alpha, K, part.instance.y) if exact else stats["value"])
             held.append(values[-1] if exact else target)
@@ -103,7 +105,7 @@ class MulticlassSubproblem(AlphaSubproblem):
         while stopped and not proven():  # the estimates were off: solve a stopped class on, check again
             k = stopped.pop(0)
             part = self.parts[k]
-            alphas[k] = part.solve_gram(K, alphas[k])[0]
+            alphas[k] = part.solve_gram(K, alphas[k], max_steps=max_steps)[0]
             values[k] = held[k] = dual_objective(alphas[k], K, part.instance.y)
         exact = not stopped
         if exact:
@@ -117,11 +119,12 @@ class MulticlassSubproblem(AlphaSubproblem):
 
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
                    worse_than: float | None = None, grad0: np.ndarray | None = None,
-                   stats: dict | None = None) -> tuple[np.ndarray, bool]:
+                   stats: dict | None = None, max_steps: int | None = None) -> tuple[np.ndarray, bool]:
         """(A, exact): the K x m stack of the classes' alphas on the Gram K, counted as one solve.
         ``grad0``: Q_1 alpha_1 - e of the first class's (feasible) warm start, if known; ``worse_than``:
-        stop early once proven worse than it (module docstring); ``stats`` receives ``value``."""
-        alpha, exact, value = self._solve_stack(K, warm_start, worse_than, grad0)
+        stop early once proven worse than it (module docstring); ``stats`` receives ``value``; ``max_steps``: as
+        :meth:`AlphaSubproblem.solve_gram`'s, per class."""
+        alpha, exact, value = self._solve_stack(K, warm_start, worse_than, grad0, max_steps)
         if stats is not None:
             stats["value"] = value
         return alpha, exact

@@ -65,6 +65,26 @@ def test_fit_sense_first_children_reuse_their_parents_universe_value(kernel, mon
     assert close(reused.objective, solve(inst, "enumerate").objective)
 
 
+@pytest.mark.parametrize("kernel", ["poly2", "poly3", "poly5"])
+@pytest.mark.parametrize("seed", range(3))
+def test_fit_sense_universe_bounds_hold_at_any_step_budget(kernel, seed, monkeypatch):
+    """The fit sense bounds a node by f(alpha, U) >= g(U) at the alpha its universe's QP reaches within
+    UNIVERSE_STEPS: with a budget of one step (bounds far from g(U)) the search still certifies enumeration's
+    optimum, and the default budget leaves the tree of an uncapped search."""
+    from minlp_fs.exact import search
+
+    inst = random_instance(seed, 40, 9, 4, kernel, "fit")
+    enum = solve(inst, "enumerate")
+    default = solve(inst, "bnb")
+    monkeypatch.setattr(search, "UNIVERSE_STEPS", 1)
+    one = solve(inst, "bnb")
+    monkeypatch.setattr(search, "UNIVERSE_STEPS", None)
+    uncapped = solve(inst, "bnb")
+    for res in (default, one, uncapped):
+        assert res.status == "optimal" and res.certified and close(res.objective, enum.objective)
+    assert default.info["nodes"] == uncapped.info["nodes"]
+
+
 @pytest.mark.parametrize("sense", SENSES)
 def test_fit_without_marginal_bound_and_user_start(sense):
     inst = random_instance(7, 30, 7, 3, "poly3", sense)
