@@ -65,8 +65,9 @@ from .shares import FixedAlphaShares, share_bounds
 def primal_lower_bound(K: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray) -> float:
     """A lower bound of g = min_{alpha in Delta} f(alpha) for kernel matrix K from ANY feasible alpha:
     -P(w, b, xi) of :func:`~minlp_fs.objective.primal_point` with the hinge-minimising bias (the strongest for
-    alpha's w; bnb's early stops use it too). Exact (to the solve's accuracy) at the optimum; with alpha from a
-    solve at KKT tolerance 1e-3 it was within 3e-4 relative of g on Cleveland's probes (libsvm's bias)."""
+    alpha's w; SMO's own early stop keeps libsvm's, cheaper at every check). Exact (to the solve's accuracy) at
+    the optimum; with alpha from a solve at KKT tolerance 1e-3 it was within 3e-4 relative of g on Cleveland's
+    probes (libsvm's bias)."""
     y = np.asarray(y, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
     return -primal_point(alpha, y, float(C), K @ (alpha * y), bias="hinge").value

@@ -321,7 +321,7 @@ class _Search:
         warm = node.alpha if node.alpha is not None else self.last_alpha
         bound, alpha, value, known = node.bound, warm, None, None
         if self.probes:
-            # the first child's universe I + order[0] u order[1:] is its parent's: g(U) is known, not solved again
+            # the first child's universe I + order[0] u order[1:] is its parent's: its bound is known, not solved again
             known = node.universe or self._solve(self.inst.gram(tree.universe(node.fixed, node.free)), warm, loose=True,
                                                  max_steps=UNIVERSE_STEPS)
             score, exact, alpha, value = known
