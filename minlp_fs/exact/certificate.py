@@ -8,8 +8,9 @@ A certificate is JSON data: the instance (scaled X, labels, kernel, C, B, sense)
   proven worse than the incumbent, solved loosely (an inner node's probe: its score bound is then a
   weak-duality bound) or not solved (a lazy probe: its score bound is an ancestor's probe of I' + j,
   I' in I, by monotonicity); alpha: the point its solve ended at, sparse);
-* ``fit`` (fit sense): (I, F, need), g(I u F) (None if its solve stopped early, or not solved: the Gaussian
-  kernel, where it bounds nothing), the alpha its children's fixed-alpha bounds were computed at (sparse),
+* ``fit`` (fit sense): (I, F, need), ``value`` None (bnb bounds the universe I u F by f(alpha, I u F) at the
+  alpha its capped QP reached, a bound the verifier recomputes; certificates written before that held g(I u F)
+  there, which verify still compares with its own), the alpha its children's fixed-alpha bounds were computed at (sparse),
   and the order of the children with ``marginal`` whether those bounds (:func:`.bounds.fit_child_bounds`:
   pair, degree shares or chords) were used (order None: the node was closed by g(I u F) alone);
 * ``split`` (Gaussian kernel, paper sense or no fixed-alpha bounds): (I, F, need) and the order of a split
@@ -126,8 +127,8 @@ class Recorder:
     def split(self, fixed, free, need, order) -> None:
         self._node("split", fixed, free, need, order=[int(j) for j in order])
 
-    def fit(self, fixed, free, need, value, alpha, order, marginal: bool) -> None:
-        self._node("fit", fixed, free, need, value=_num(value), alpha=_sparse(alpha),
+    def fit(self, fixed, free, need, alpha, order, marginal: bool) -> None:
+        self._node("fit", fixed, free, need, value=None, alpha=_sparse(alpha),
                    order=None if order is None else [int(j) for j in order], marginal=bool(marginal))
 
     def leaf(self, subset, value, alpha=None) -> None:

@@ -316,15 +316,15 @@ class _Search:
             below -= scores[j] >= at_incumbent
 
     def _expand_fit(self, node: _Node) -> None:
-        """Fit sense: g(U) bounds the node (monotone kernels); at the relaxed alpha, fixed-alpha bounds order and
-        bound every child (the Gaussian kernel: the chords only)."""
+        """Fit sense: f(alpha, U) >= g(U) at the universe's capped QP bounds the node (monotone kernels); at the relaxed
+        alpha, fixed-alpha bounds order and bound every child (the Gaussian kernel: the chords only)."""
         warm = node.alpha if node.alpha is not None else self.last_alpha
-        bound, alpha, value, known = node.bound, warm, None, None
+        bound, alpha, known = node.bound, warm, None
         if self.probes:
             # the first child's universe I + order[0] u order[1:] is its parent's: its bound is known, not solved again
             known = node.universe or self._solve(self.inst.gram(tree.universe(node.fixed, node.free)), warm, loose=True,
                                                  max_steps=UNIVERSE_STEPS)
-            score, exact, alpha, value = known
+            score, _, alpha, _ = known
             self.counts["universe_reused"] += node.universe is not None
             bound = max(bound, score)
         order, children, at = None, [], alpha
@@ -345,7 +345,7 @@ class _Search:
             self.counts["pruned_universe"] += 1
             self._pruned(bound)
         if self.recorder:
-            self.recorder.fit(node.fixed, node.free, node.need, value, at, order, self.method.marginal)
+            self.recorder.fit(node.fixed, node.free, node.need, at, order, self.method.marginal)
         self._push(children)
 
     def _process(self, node: _Node) -> None:
