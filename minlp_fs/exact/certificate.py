@@ -10,7 +10,8 @@ A certificate is JSON data: the instance (scaled X, labels, kernel, C, B, sense)
   I' in I, by monotonicity); alpha: the point its solve ended at, sparse);
 * ``fit`` (fit sense): (I, F, need), ``value`` None (bnb bounds the universe I u F by f(alpha, I u F) at the
   alpha its capped QP reached, a bound the verifier recomputes; certificates written before that held g(I u F)
-  there, which verify still compares with its own), the alpha its children's fixed-alpha bounds were computed at (sparse),
+  there, which verify still compares with its own), the alpha its children's fixed-alpha bounds were computed at
+  (sparse),
   and the order of the children with ``marginal`` whether those bounds (:func:`.bounds.fit_child_bounds`:
   pair, degree shares or chords) were used (order None: the node was closed by g(I u F) alone);
 * ``split`` (Gaussian kernel, paper sense or no fixed-alpha bounds): (I, F, need) and the order of a split
