@@ -11,9 +11,8 @@ A certificate is JSON data: the instance (scaled X, labels, kernel, C, B, sense)
 * ``fit`` (fit sense): (I, F, need), ``value`` None (bnb bounds the universe I u F by f(alpha, I u F) at the
   alpha its capped QP reached, a bound the verifier recomputes; certificates written before that held g(I u F)
   there, which verify still compares with its own), the alpha its children's fixed-alpha bounds were computed at
-  (sparse),
-  and the order of the children with ``marginal`` whether those bounds (:func:`.bounds.fit_child_bounds`:
-  pair, degree shares or chords) were used (order None: the node was closed by g(I u F) alone);
+  (sparse), and the order of the children with ``marginal`` whether those bounds (:func:`.bounds.fit_child_bounds`:
+  pair, degree shares or chords) were used (order None: the node was closed by its universe's bound alone);
 * ``split`` (Gaussian kernel, paper sense or no fixed-alpha bounds): (I, F, need) and the order of a split
   made without bounds;
 * ``leaf``: a solved one-subset node, its value (None if stopped early) and its alpha;
