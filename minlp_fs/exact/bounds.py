@@ -198,13 +198,13 @@ def _order(basis, fixed, free, need: int) -> list:
     return sorted(free, key=lambda j: (-share[j], j))
 
 
-def _child_bounds(basis, fixed, need: int, order) -> list:
+def _child_bounds(basis, fixed, need: int, order, settled: float = np.inf) -> list:
     if isinstance(basis, GaussianChords):
         bounds = basis.child_bounds(order, need)
     elif isinstance(basis, FixedAlphaQuadratic):
         bounds = pair_bounds(basis, fixed, order, need)
     else:
-        bounds = share_bounds(basis, order, need)
+        bounds = share_bounds(basis, order, need, enough=-settled)
     return [-b for b in bounds]
 
 
@@ -223,11 +223,13 @@ def fit_child_bounds(instance, alpha: np.ndarray, fixed, free, need: int, order)
     return _child_bounds(_fit_basis(instance, alpha, fixed, free, need), fixed, need, order)
 
 
-def fit_split(instance, alpha: np.ndarray, fixed, free, need: int) -> tuple:
-    """(:func:`fit_order`, :func:`fit_child_bounds` in that order) from one fixed-alpha basis (built once)."""
+def fit_split(instance, alpha: np.ndarray, fixed, free, need: int, settled: float = np.inf) -> tuple:
+    """(:func:`fit_order`, :func:`fit_child_bounds` in that order) from one fixed-alpha basis (built once).
+    ``settled``: a score (the incumbent's); a child whose cheaper degree-share bound already reaches it keeps
+    that bound, without the exact head's pair terms (:func:`.shares.share_bounds`, ``enough``)."""
     basis = _fit_basis(instance, alpha, fixed, free, need)
     order = _order(basis, fixed, free, need)
-    return order, _child_bounds(basis, fixed, need, order)
+    return order, _child_bounds(basis, fixed, need, order, settled)
 
 
 def relaxed_gram(instance, fixed, free, need: int) -> np.ndarray:
@@ -239,7 +241,9 @@ def relaxed_gram(instance, fixed, free, need: int) -> np.ndarray:
     benchmarks/RESULTS.md, bench_bnb)."""
     k = instance.kernel
     weights = np.concatenate([np.ones(len(fixed)), np.full(len(free), min(1.0, RELAX * need / len(free)))])
-    return k.apply(k.base(instance.X, [*fixed, *free], weights=weights))
+    # sum_j w_j t_j(x, z) of the columns scaled by sqrt(w): the base is A A' of one matrix (one symmetric BLAS product,
+    # half the work of (A w) A')
+    return k.apply(k.base(instance.X[:, [*fixed, *free]] * np.sqrt(weights)))
 
 
 #: the relaxed beta's weight on the free features, as a multiple of need / |F| (measured 1 and 1.5 on

@@ -47,8 +47,9 @@ def test_shares_add_up_to_the_value_of_every_subset(kernel, seed, data, random_f
     for j, alone in zip(free, whole.alone):
         f_take = whole.f_fixed + alone
         assert f_take == pytest.approx(inst.objective(alpha, tree.probe_set(fixed, j)), rel=1e-9, abs=1e-9)
-    single = FixedAlphaShares(inst, alpha, fixed, free, pairs=False)   # Q's diagonal only: enough for need = 1
-    assert single.shares(1) == pytest.approx(whole.shares(1), rel=1e-12, abs=1e-12)
+    single = FixedAlphaShares(inst, alpha, fixed, free, pairs=False)   # no pair terms: enough for need = 1
+    assert single.Q is None
+    assert list(single.shares(1).values()) == list(whole.alone) == list(whole.shares(1).values())   # e_j({j})
     order = data.draw(st.permutations(free))
     assert share_bounds(single, order, 1) == pytest.approx(share_bounds(whole, order, 1), rel=1e-12, abs=1e-12)
     if len(free) > 1:
@@ -87,7 +88,8 @@ def test_partner_shares_bound_every_subset_share(kernel, seed, data, random_feas
 @settings(max_examples=10, deadline=None)
 def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
     """At a random feasible alpha, the relaxed alpha or the universe's, in any order: every S of child t has
-    g(S) <= f(alpha, S) <= the child's share bound, and that bound is at most f(alpha, U)."""
+    g(S) <= f(alpha, S) <= the child's share bound, and that bound is at most f(alpha, U); with ``enough``, a child
+    keeps a looser bound only when it is at most ``enough``."""
     n, B = 7, 4
     inst = random_instance(seed, 24, n, B, kernel, "fit")
     g = value_table(inst, sizes=[B])
@@ -95,7 +97,12 @@ def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_fea
     which = data.draw(st.sampled_from(["random", "relaxed", "universe"]))
     alpha = some_alpha(which, inst, fixed, free, need, np.random.default_rng(seed), random_feasible_alpha)
     order = data.draw(st.permutations(free))
-    bounds = share_bounds(FixedAlphaShares(inst, alpha, fixed, free), order, need)
+    shares = FixedAlphaShares(inst, alpha, fixed, free)
+    full = share_bounds(shares, order, need)
+    enough = data.draw(st.floats(min(full) - 1.0, max(full) + 1.0))
+    bounds = share_bounds(shares, order, need, enough=enough)
+    for bound, tight in zip(bounds, full):
+        assert bound == tight or tight < bound <= enough
     f_all = inst.objective(alpha, tree.universe(fixed, free))
     for (t, f_t, F_t), bound in zip(tree.split(fixed, free, need, order), bounds):
         for R in itertools.combinations(F_t, need - 1):
@@ -133,6 +140,22 @@ def test_multiclass_shares_add_up_over_the_machines():
         inst.objective(alpha, tree.universe(fixed, free)), rel=1e-9)
 
 
+@given(seed=seeds, m=st.sampled_from([3, 40, 200]), p=st.integers(0, 5), n_fixed=st.integers(0, 3),
+       built=st.booleans())
+@settings(max_examples=30, deadline=None)
+def test_power_quads_by_the_symmetric_tensor_or_the_matrix_equal_the_definition(seed, m, p, n_fixed, built):
+    """[y' a^p y] over Y's columns, a = c + gamma X_I X_I': by the symmetric tensor power of the rows (few monomials
+    against m) or by a^p (already built, or many monomials), against the definition."""
+    rng = np.random.default_rng(seed)
+    XI, Y = rng.normal(size=(m, n_fixed)), rng.normal(size=(m, 3))
+    c, gamma = 0.7, 0.3
+    expected = np.einsum("ij,ij->j", Y, (c + gamma * XI @ XI.T) ** p @ Y)
+    powers = _Powers(XI, rng.normal(size=(m, 2)), c, gamma)
+    if built:
+        powers.a(p)
+    assert np.allclose(powers.quads(p, Y), expected, rtol=1e-9, atol=1e-9)
+
+
 @given(seed=seeds, m=st.sampled_from([3, 40, 200]), d=st.sampled_from([2, 3, 5]), n_fixed=st.integers(0, 3))
 @settings(max_examples=20, deadline=None)
 def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d, n_fixed):
@@ -146,13 +169,14 @@ def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d,
     W = sum(s * base ** p * z ** q for s, p, q in terms)
     Xv = Xf * v[:, None]
     expected = np.array([[(Xv[:, j] * Xf[:, k]) @ W @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
-    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
-    pairs = (np.array([0, 3, 1, 2]), np.array([2, 3, 0, 2]))   # only some (j, k)
-    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, terms, pairs), expected[pairs],
-                       rtol=1e-9, atol=1e-9)
+    assert np.allclose(_pair_quads(Xv, XI, _Powers(XI, Xf, c, gamma), c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
+    for pairs in ((np.array([0, 3, 1, 2]), np.array([2, 3, 0, 2])),    # only some (j, k)
+                  (np.array([3, 1, 3]), np.array([0, 2, 3]))):         # of some j only
+        assert np.allclose(_pair_quads(Xv, XI, _Powers(XI, Xf, c, gamma), c, gamma, terms, pairs), expected[pairs],
+                           rtol=1e-9, atol=1e-9)
     const = [(0.25, 0, 0)]                             # W = 1/4 1 1' (the scalar path): 1/4 (1'y)^2
     by_const = np.array([[0.25 * (Xv[:, j] * Xf[:, k]).sum() ** 2 for k in range(4)] for j in range(4)])
-    assert np.allclose(_pair_quads(Xv, XI, _Powers(base, Xf), c, gamma, const), by_const, rtol=1e-9, atol=1e-9)
+    assert np.allclose(_pair_quads(Xv, XI, _Powers(XI, Xf, c, gamma), c, gamma, const), by_const, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("kernel", POLY)
@@ -168,7 +192,7 @@ def test_head_pairs_bound_the_cross_monomials(kernel, seed, data, random_feasibl
     whole = FixedAlphaShares(inst, alpha, fixed, free)
     for j in free:
         others = [k for k in free if k != j]
-        P = whole.head([j, *others], 1)[0, 1:]        # P_jk, k in others
+        P = whole.head([j, *others], [0])[0, 1:]      # P_jk, k in others
         for R in itertools.combinations(range(len(others)), need - 1):
             part = FixedAlphaShares(inst, alpha, fixed, (j, *(others[k] for k in R)))
             e_j = part.rest[0] + part.Q[0].sum()
