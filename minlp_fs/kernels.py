@@ -71,26 +71,41 @@ def _swap_sqdiff(base, x_out, x_in):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _mirror_upper(out):  # pragma: no cover - compiled
+    """out's lower triangle = its upper triangle, by 64 x 64 tiles (the strided reads stay in cache). Measured at
+    m = 1,000 against full rows (poly5): 5 % faster with 6 columns, 24 % with 20; the Gaussian Gram's mirrored
+    writes inside its row loop stay (the tiles were 4-6 % slower there, its exp per entry dominates)."""
+    m = out.shape[0]
+    for i0 in range(0, m, 64):
+        for j0 in range(0, i0 + 1, 64):
+            for i in range(i0, min(i0 + 64, m)):
+                for j in range(j0, min(j0 + 64, i)):
+                    out[i, j] = out[j, i]
+
+
+@njit(cache=True, nogil=True)
 def _gram_product(A, gamma, coef0, degree, out):  # pragma: no cover - compiled
-    """out = (gamma A A' + coef0) ** degree, row by row: each entry's inner product summed over the columns in
-    order and its power by repeated multiplication, as the entrywise formula does (so K is symmetric bit for bit:
-    a_j b_j = b_j a_j), the loops running along the rows so that they vectorise."""
+    """out = (gamma A A' + coef0) ** degree: the upper triangle row by row, each entry's inner product summed over
+    the columns in order and its power by repeated multiplication, as the entrywise formula does (so the mirrored K
+    is that formula bit for bit: a_j b_j = b_j a_j), the loops running along the rows so that they vectorise."""
     m, B = A.shape
     AT = np.ascontiguousarray(A.T)
     t = np.empty(m)
     for a in range(m):
-        t[:] = 0.0
+        rest = m - a
+        t[:rest] = 0.0
         for j in range(B):
-            x, Tj = A[a, j], AT[j]
-            for b in range(m):
+            x, Tj = A[a, j], AT[j, a:]
+            for b in range(rest):
                 t[b] += x * Tj[b]
-        row = out[a]
-        for b in range(m):
+        row = out[a, a:]
+        for b in range(rest):
             t[b] = gamma * t[b] + coef0
             row[b] = t[b]
         for _ in range(degree - 1):
-            for b in range(m):
+            for b in range(rest):
                 row[b] *= t[b]
+    _mirror_upper(out)
 
 
 @njit(cache=True, nogil=True)
