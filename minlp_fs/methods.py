@@ -26,6 +26,7 @@ from abc import ABC
 from dataclasses import dataclass
 
 from .errors import InputError, SolverUnavailableError
+from .memory import heap_pad
 from .options import check_options, declared
 from .result import Incumbent, Status
 from .stopping import Deadline, SearchStopped, TimeLimitOverrunWarning, overrun
@@ -92,7 +93,8 @@ class Method(ABC):
         self.check()
         run = Run(self, instance, start, oracle, callback)
         try:
-            status = self._search(run)
+            with heap_pad():
+                status = self._search(run)
         except SearchStopped as stop:
             status = stop.status
         except KeyboardInterrupt:

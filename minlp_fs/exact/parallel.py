@@ -45,6 +45,7 @@ from tqdm.auto import tqdm
 
 from ..alpha import AlphaSubproblem
 from ..blas import one_blas_thread
+from ..memory import heap_pad
 from ..methods import Run
 from ..result import Status, TracePoint
 from ..stopping import Deadline, SearchStopped
@@ -83,7 +84,7 @@ def _run_subtree(method, instance, node, incumbent: tuple, deadline_at, tol: flo
     most ``budget`` nodes; ``handed_back``: the nodes it left open (search order) when the budget ran out.
     ``method``: the worker's copy of the parent's method (no incumbent heuristic, no certificate file)."""
     cpu = time.process_time()
-    with one_blas_thread():
+    with one_blas_thread(), heap_pad():
         run = Run(method, instance, None, AlphaSubproblem(instance, tol=tol), None)
         run.deadline = Deadline(None if deadline_at is None else deadline_at - time.time())
         value, subset, alpha = incumbent
