@@ -2,11 +2,16 @@
 
 A search allocates and frees matrices of a few MB thousands of times (kernel matrices, the degree shares' Kronecker
 factors). With glibc's defaults the free top of the heap is given back to the system (trimmed) and the next
-allocation faults the same pages in again, zeroed: measured on Ionosphere poly5 fit B = 5 (m = 351), bnb 40 s
-against 22 s with ``mallopt(M_TOP_PAD, 64 MB)`` (16 MB: 26 s), the same tree; German (m = 1,000), enumeration and
-the heuristics unchanged. :func:`heap_pad` sets the pad while a method runs and restores glibc's default after the
-outermost one (nested and concurrent solves share one setting). A user's own ``MALLOC_TOP_PAD_`` is left alone, and
-so is any C library without ``mallopt`` (macOS, musl).
+allocation faults the same pages in again, zeroed: measured on Ionosphere poly5 fit B = 5 (m = 351) in a fresh
+process, bnb 40-45 s against 22-26 s with ``mallopt(M_TOP_PAD, 64 MB)`` (16 MB: 26 s), the same tree. Any mallopt
+also freezes glibc's dynamic mmap threshold where it stands (128 kB in a fresh process), after which every kernel
+matrix above it would be mapped and faulted in on its own (BCD rbf fit B = 4: 0.45 s against 0.26 s), so the
+threshold is set to MMAP_THRESHOLD with the pad. Measured with both (CPU s, with / without): BCD rbf fit B = 4
+0.25-0.28 / 0.34-0.35, BCD poly3 paper B = 6 bnb 0.37 / 0.44-0.47; Parkinsons poly2 paper B = 6 bnb, Ionosphere
+poly5 fit B = 4 enumeration, Sonar rbf fit B = 3 bnb unchanged. :func:`heap_pad` sets them while a method runs
+and restores glibc's default pad after the outermost one (nested and concurrent solves share one setting); the
+mmap threshold stays where glibc's dynamic one climbs to. A user's own ``MALLOC_TOP_PAD_`` is left alone, and so
+is any C library without ``mallopt`` (macOS, musl).
 """
 from __future__ import annotations
 
@@ -19,8 +24,11 @@ from functools import cache
 
 #: bytes of free heap kept while a method runs
 HEAP_PAD = 64 * 2 ** 20
-#: mallopt's parameter number for the pad, and glibc's default value (mallopt(3))
-M_TOP_PAD, DEFAULT_TOP_PAD = -2, 128 * 1024
+#: allocations from this size on are mapped on their own (mmap) rather than taken from the heap: glibc's largest
+#: (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit systems), where its dynamic threshold climbs to
+MMAP_THRESHOLD = 32 * 2 ** 20
+#: mallopt's parameter numbers and glibc's default pad (mallopt(3))
+M_TOP_PAD, M_MMAP_THRESHOLD, DEFAULT_TOP_PAD = -2, -3, 128 * 1024
 
 _lock = threading.Lock()
 _depth = 0
@@ -41,6 +49,8 @@ def _set_pad(value: int) -> None:
     mallopt = _mallopt()
     if mallopt is not None:
         mallopt(M_TOP_PAD, value)
+        if value == HEAP_PAD:   # any mallopt freezes glibc's dynamic mmap threshold: fix it where it would climb to
+            mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
 @contextmanager

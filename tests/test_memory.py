@@ -8,6 +8,10 @@ import pytest
 from minlp_fs import memory
 from minlp_fs.api import build_instance, solve
 
+#: the calls of the outermost block's start (the pad, then the mmap threshold it freezes) and end (the pad)
+SET = [(memory.M_TOP_PAD, memory.HEAP_PAD), (memory.M_MMAP_THRESHOLD, memory.MMAP_THRESHOLD)]
+RESTORE = [(memory.M_TOP_PAD, memory.DEFAULT_TOP_PAD)]
+
 
 @pytest.fixture
 def calls(monkeypatch):
@@ -19,16 +23,16 @@ def calls(monkeypatch):
 def test_nested_blocks_set_the_pad_once_and_restore_it_once(calls):
     with memory.heap_pad():
         with memory.heap_pad():
-            assert calls == [(memory.M_TOP_PAD, memory.HEAP_PAD)]
-        assert len(calls) == 1
-    assert calls == [(memory.M_TOP_PAD, memory.HEAP_PAD), (memory.M_TOP_PAD, memory.DEFAULT_TOP_PAD)]
+            assert calls == SET
+        assert calls == SET
+    assert calls == SET + RESTORE
 
 
 def test_the_pad_is_restored_when_the_block_raises(calls):
     with pytest.raises(KeyboardInterrupt):
         with memory.heap_pad():
             raise KeyboardInterrupt
-    assert calls[-1] == (memory.M_TOP_PAD, memory.DEFAULT_TOP_PAD) and memory._depth == 0
+    assert calls == SET + RESTORE and memory._depth == 0
 
 
 def test_concurrent_blocks_share_one_setting(calls):
@@ -43,18 +47,18 @@ def test_concurrent_blocks_share_one_setting(calls):
     for t in threads:
         t.start()
     inside.wait()
-    assert calls == [(memory.M_TOP_PAD, memory.HEAP_PAD)]
+    assert calls == SET
     release.set()
     for t in threads:
         t.join()
-    assert calls == [(memory.M_TOP_PAD, memory.HEAP_PAD), (memory.M_TOP_PAD, memory.DEFAULT_TOP_PAD)]
+    assert calls == SET + RESTORE
 
 
 def test_a_solve_runs_inside_the_pad(calls):
     inst = build_instance("synthetic", B=2)
     result = solve(inst, method="enumerate")
     assert result.certified
-    assert calls == [(memory.M_TOP_PAD, memory.HEAP_PAD), (memory.M_TOP_PAD, memory.DEFAULT_TOP_PAD)]
+    assert calls == SET + RESTORE
 
 
 def test_the_users_own_pad_is_left_alone(monkeypatch):
@@ -74,7 +78,7 @@ def test_glibc_accepts_the_setting(monkeypatch):
         mallopt = memory._mallopt()
         if mallopt is None:
             pytest.skip("no mallopt in this C library")
-        assert mallopt(memory.M_TOP_PAD, memory.HEAP_PAD) == 1
-        assert mallopt(memory.M_TOP_PAD, memory.DEFAULT_TOP_PAD) == 1
+        for param, value in SET + RESTORE:
+            assert mallopt(param, value) == 1
     finally:
         memory._mallopt.cache_clear()
