@@ -19,9 +19,9 @@ from .search import _Search
 
 #: ``incumbent="auto"`` runs LS* first in the paper sense above this many subsets, else the alpha-start (2 QPs).
 #: Measured (benchmarks/RESULTS.md, bench_bnb_incumbent, CPU alpha-start / LS*): where LS*'s incumbent attains the
-#: trivial bound the search ends at the root (German B = 6 and 8: 2.5-190x, poly3 B = 6 8.0 -> 0.18 s); elsewhere its
-#: better incumbent prunes about as much as it costs (Parkinsons, BCD, Ionosphere, Sonar: 0.91-1.41x). In the fit sense
-#: (0.17-1.04x) and below it the depth-first search finds as good an incumbent within a few nodes
+#: trivial bound the search ends at the root (German B = 6 and 8: 2.5-198x, poly3 B = 6 8.1 -> 0.18 s); elsewhere its
+#: better incumbent prunes about as much as it costs (Parkinsons, BCD, Ionosphere, Sonar: 0.81-1.40x). In the fit sense
+#: (0.18-1.08x) and below it the depth-first search finds as good an incumbent within a few nodes
 AUTO_LS_FROM = 100_000
 
 
