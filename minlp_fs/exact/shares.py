@@ -80,8 +80,8 @@ with the exact head for 0 of 221 and 0 of 23,126), so the search uses this bound
 """
 from __future__ import annotations
 
-from itertools import combinations_with_replacement
 from functools import lru_cache
+from itertools import combinations_with_replacement
 from math import comb, factorial, prod
 
 import numpy as np
@@ -93,8 +93,8 @@ class FixedAlphaShares:
     """f(alpha, I) and the degree shares of a node (module docstring) at one feasible alpha, split as
     e_j = rest_j + sum_{k in F} Q_jk: rest_j the part of degree 1, Q_jk the pair terms of the parts of degree >= 2;
     ``alone``: f(alpha, I + j) - f(alpha, I), the monomials of beta_j alone,
-    sum_{t=1}^d 1/2 binom(d, t) gamma^t (v o x_j^t)' a^(d-t) (v o x_j^t) (one m x m product per t, no kernel
-    matrix per feature); the head's pair terms P_jk (module docstring, exact head) on demand,
+    sum_{t=1}^d 1/2 binom(d, t) gamma^t (v o x_j^t)' a^(d-t) (v o x_j^t) (per t one product with a^(d-t) or with its
+    symmetric tensor factors, :meth:`_Powers.quads`; no kernel matrix per feature); the head's pair terms P_jk (module docstring, exact head) on demand,
     for the pairs a split uses only (:meth:`head`). ``pairs=False``: no Q (None), enough for need = 1, where the
     shares are ``alone`` itself and a child's bound f(alpha, I + j) is exact; refused for need > 1."""
 
