@@ -101,8 +101,8 @@ def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_fea
     full = share_bounds(shares, order, need)
     enough = data.draw(st.floats(min(full) - 1.0, max(full) + 1.0))
     bounds = share_bounds(shares, order, need, enough=enough)
-    for bound, tight in zip(bounds, full):
-        assert bound == tight or tight < bound <= enough
+    for bound, tight in zip(bounds, full):   # the head's terms of fewer rows may round otherwise in the last bits
+        assert bound == pytest.approx(tight, rel=1e-12, abs=1e-12) or tight < bound <= enough
     f_all = inst.objective(alpha, tree.universe(fixed, free))
     for (t, f_t, F_t), bound in zip(tree.split(fixed, free, need, order), bounds):
         for R in itertools.combinations(F_t, need - 1):
