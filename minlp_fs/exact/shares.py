@@ -80,7 +80,7 @@ with the exact head for 0 of 221 and 0 of 23,126), so the search uses this bound
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations_with_replacement
 from math import comb, factorial, prod
 
@@ -109,7 +109,7 @@ class FixedAlphaShares:
         self.alone = np.zeros(len(free))
         self.Q = np.zeros((len(free), len(free))) if pairs else None
         self._parts = []
-        self._consts = d, gamma, c
+        self._degree = d
         self.pairs = pairs
         for part, a in machines(instance, alpha):   # multiclass: f(A, S) = sum_k f(alpha_k, S), term by term
             sv = np.flatnonzero(a > 0)
@@ -128,17 +128,17 @@ class FixedAlphaShares:
                 Vt = Vt * Xf
             if d >= 2 and pairs:                       # W = sum_{t >= 2} coef_t a^(d-t) z^(t-2)
                 j, k = np.triu_indices(len(free))      # u_j o x_k = u_k o x_j: the pairs j <= k
-                quads = _pair_quads(Xv, XI, pw, c, gamma, [(coef[t], d - t, t - 2) for t in range(2, d + 1)], (j, k))
+                quads = _pair_quads(Xv, pw, [(coef[t], d - t, t - 2) for t in range(2, d + 1)], (j, k))
                 self.Q[j, k] += quads
                 self.Q[k, j] = self.Q[j, k]
-            self._parts.append((pw, Xv, XI, coef))
+            self._parts.append((pw, Xv, coef))
             self.f_fixed += 0.5 * float(pw.quads(d, v[:, None])[0]) - float(a.sum())
 
     def head(self, order, rows) -> np.ndarray:
         """P in the coordinates of ``order``: [t, k] = P_{order[t], order[k]} for t in ``rows`` (positions in
         ``order``) and k > t (the pairs child t's bound uses), 0 elsewhere.
         P_jk = sum_{e=0}^{d-3} (u o x_k)' W_e (u o x_k), u = v o x_j^(2+e) (module docstring, exact head)."""
-        d, gamma, c = self._consts
+        d = self._degree
         o = self.index(order)
         t, k = np.triu_indices(len(o), 1)
         chosen = np.isin(t, np.asarray(rows, dtype=int))
@@ -146,9 +146,9 @@ class FixedAlphaShares:
         out = np.zeros((len(o), len(o)))
         if not len(t):
             return out
-        for pw, Xv, XI, coef in self._parts:
+        for pw, Xv, coef in self._parts:
             for e in range(d - 2):                     # u_j = v o x_j^(2+e), W_e
-                out[t, k] += _pair_quads(Xv * pw.Xf ** (1 + e), XI, pw, c, gamma,
+                out[t, k] += _pair_quads(Xv * pw.Xf ** (1 + e), pw,
                                          [(coef[s] * comb(s - 2, e), d - s, s - 3 - e) for s in range(e + 3, d + 1)],
                                          (o[t], o[k]))
         return out
@@ -200,8 +200,12 @@ class _Powers:
         O(m^2) per column. (German poly5 fit B = 6, |I| = 5, p = 4: 126 columns against 580 rows.)"""
         if p in self._a or comb(p + self.XI.shape[1], p) >= len(self.Xf):
             return _quads(self.a(p), Y)
-        phi = np.hstack([np.full((len(self.Xf), 1), np.sqrt(self.c)), np.sqrt(self.gamma) * self.XI])
-        return np.square(_symmetric_power(phi, p).T @ Y).sum(axis=0)
+        return np.square(_symmetric_power(self.phi, p).T @ Y).sum(axis=0)
+
+    @cached_property
+    def phi(self) -> np.ndarray:
+        """The rows' features of base = phi phi': [sqrt(c), sqrt(gamma) X_I]."""
+        return np.hstack([np.full((len(self.Xf), 1), np.sqrt(self.c)), np.sqrt(self.gamma) * self.XI])
 
     def z(self, q: int):
         if q not in self._z:
@@ -234,8 +238,7 @@ def _quads(W, Y: np.ndarray) -> np.ndarray:
     return W * np.square(Y.sum(axis=0)) if np.ndim(W) == 0 else np.einsum("ij,ij->j", Y, W @ Y)
 
 
-def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: float, terms,
-                pairs=None) -> np.ndarray:
+def _pair_quads(U: np.ndarray, pw: _Powers, terms, pairs=None) -> np.ndarray:
     """[sum over (s, p, q) in ``terms`` of s (u_j o x_k)' (base^p o z^q) (u_j o x_k)]_{j,k} (powers entrywise;
     base = c + gamma X_I X_I', z = X_F X_F'). Each base^p o z^q is a Gram matrix Phi Phi': Phi the row-wise
     Kronecker product of the symmetric tensor powers (:func:`_symmetric_power`) of [sqrt(c), sqrt(gamma) X_I] to p
@@ -246,12 +249,11 @@ def _pair_quads(U: np.ndarray, XI: np.ndarray, pw: _Powers, c: float, gamma: flo
     s (1'Y)^2)."""
     Xf = pw.Xf
     m, nf = Xf.shape
-    if sum(comb(p + XI.shape[1], p) * comb(q + nf - 1, q) for _, p, q in terms) < m:
-        phi = np.hstack([np.full((m, 1), np.sqrt(c)), np.sqrt(gamma) * XI])
+    if sum(comb(p + pw.XI.shape[1], p) * comb(q + nf - 1, q) for _, p, q in terms) < m:
         rows = np.arange(nf) if pairs is None else np.unique(pairs[0])
         out = np.zeros((nf, nf))
         for s, p, q in terms:
-            factor = _kron_rows(_symmetric_power(phi, p), _symmetric_power(Xf, q))
+            factor = _kron_rows(_symmetric_power(pw.phi, p), _symmetric_power(Xf, q))
             products = (_kron_rows(U[:, rows], factor).T @ Xf).reshape(len(rows), -1, nf)     # [j, column, k]
             out[rows] += s * np.square(products).sum(axis=1)
         return out if pairs is None else out[pairs]

@@ -169,14 +169,14 @@ def test_pair_quads_by_factors_or_by_the_matrix_equal_the_definition(seed, m, d,
     W = sum(s * base ** p * z ** q for s, p, q in terms)
     Xv = Xf * v[:, None]
     expected = np.array([[(Xv[:, j] * Xf[:, k]) @ W @ (Xv[:, j] * Xf[:, k]) for k in range(4)] for j in range(4)])
-    assert np.allclose(_pair_quads(Xv, XI, _Powers(XI, Xf, c, gamma), c, gamma, terms), expected, rtol=1e-9, atol=1e-9)
+    assert np.allclose(_pair_quads(Xv, _Powers(XI, Xf, c, gamma), terms), expected, rtol=1e-9, atol=1e-9)
     for pairs in ((np.array([0, 3, 1, 2]), np.array([2, 3, 0, 2])),    # only some (j, k)
                   (np.array([3, 1, 3]), np.array([0, 2, 3]))):         # of some j only
-        assert np.allclose(_pair_quads(Xv, XI, _Powers(XI, Xf, c, gamma), c, gamma, terms, pairs), expected[pairs],
+        assert np.allclose(_pair_quads(Xv, _Powers(XI, Xf, c, gamma), terms, pairs), expected[pairs],
                            rtol=1e-9, atol=1e-9)
     const = [(0.25, 0, 0)]                             # W = 1/4 1 1' (the scalar path): 1/4 (1'y)^2
     by_const = np.array([[0.25 * (Xv[:, j] * Xf[:, k]).sum() ** 2 for k in range(4)] for j in range(4)])
-    assert np.allclose(_pair_quads(Xv, XI, _Powers(XI, Xf, c, gamma), c, gamma, const), by_const, rtol=1e-9, atol=1e-9)
+    assert np.allclose(_pair_quads(Xv, _Powers(XI, Xf, c, gamma), const), by_const, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("kernel", POLY)
