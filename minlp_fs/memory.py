@@ -45,12 +45,17 @@ def _mallopt():
         return None
 
 
-def _set_pad(value: int) -> None:
+#: what the outermost block sets (the pad, then the mmap threshold any mallopt freezes, fixed where glibc's dynamic
+#: one would climb to) and what it restores
+ENTER = ((M_TOP_PAD, HEAP_PAD), (M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+LEAVE = ((M_TOP_PAD, DEFAULT_TOP_PAD),)
+
+
+def _apply(settings) -> None:
     mallopt = _mallopt()
     if mallopt is not None:
-        mallopt(M_TOP_PAD, value)
-        if value == HEAP_PAD:   # any mallopt freezes glibc's dynamic mmap threshold: fix it where it would climb to
-            mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+        for param, value in settings:
+            mallopt(param, value)
 
 
 @contextmanager
@@ -60,11 +65,11 @@ def heap_pad():
     with _lock:
         _depth += 1
         if _depth == 1:
-            _set_pad(HEAP_PAD)
+            _apply(ENTER)
     try:
         yield
     finally:
         with _lock:
             _depth -= 1
             if _depth == 0:
-                _set_pad(DEFAULT_TOP_PAD)
+                _apply(LEAVE)
