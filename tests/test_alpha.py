@@ -509,3 +509,34 @@ def test_a_value_outside_the_range_of_every_optimum_is_an_error_and_an_absurd_C_
     assert inst.trivial_bound / 1e9 <= fit.value <= 0
     with pytest.raises(InputError, match="C=1e\\+300 is too large for double precision"):
         make_instance(bcd.X, bcd.y, B=2, C=1e300, m=50)
+
+
+@pytest.mark.parametrize("sense", ["paper", "fit"])
+def test_better_than_stops_once_g_is_proven_better_and_says_which_stop(small_poly_instance, sense):
+    """solve_gram(better_than=v): the solve also stops once duality proves g better than v (paper sense: the tracked
+    f(alpha) < v; fit sense: -P(alpha) > v), and stats["value"] (what bnb's tightening tells the two stops apart by)
+    is f at the alpha returned; a v beyond the optimum changes nothing. stats is filled for libsvm's alpha too."""
+    from minlp_fs.objective import primal_point
+
+    base = small_poly_instance
+    inst = make_instance(base.X, base.y, B=base.B, kernel="poly2", sense=sense)
+    K = inst.gram(tuple(range(inst.B)))
+    oracle = AlphaSubproblem(inst, tol=1e-9)
+    g = dual_objective(oracle.solve_gram(K)[0], K, inst.y)
+    start = np.zeros(inst.m)
+    f0 = dual_objective(start, K, inst.y)   # 0 at alpha = 0, far above g
+    v = g + 0.5 * (f0 - g) if sense == "paper" else g - 0.5 * abs(g)   # a value g is better than
+    stats = {}
+    alpha, exact = oracle.solve_gram(K, start, better_than=v, stats=stats)
+    assert not exact and feasibility_violation(alpha, inst.y, inst.C) < 1e-9
+    assert stats["value"] == pytest.approx(dual_objective(alpha, K, inst.y), rel=1e-9, abs=1e-9)
+    if sense == "paper":
+        assert stats["value"] < v
+    else:
+        assert -primal_point(alpha, inst.y, inst.C, K @ (alpha * inst.y)).value > v
+    beyond = g - 1.0 if sense == "paper" else g + 1.0   # g is not better than this: solved to the tolerance
+    alpha, exact = oracle.solve_gram(K, start, better_than=beyond)
+    assert exact and dual_objective(alpha, K, inst.y) == pytest.approx(g, rel=1e-7)
+    stats = {}
+    alpha, _ = AlphaSubproblem(inst, backend="libsvm").solve_gram(K, stats=stats)
+    assert stats["value"] == dual_objective(alpha, K, inst.y)

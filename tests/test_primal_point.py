@@ -105,3 +105,15 @@ def test_svm_primal_counts_near_bound_alphas_as_bounded():
 def test_an_unknown_bias_rule_is_an_input_error():
     with pytest.raises(InputError, match="bias must be one of kkt, hinge"):
         primal_point(np.zeros(2), np.array([1.0, -1.0]), 1.0, np.zeros(2), bias="mean")
+
+
+def test_primal_lower_bound_of_one_class_is_primal_points(random_feasible_alpha):
+    """primal_lower_bound computes by the compiled selection, which needs both classes; with one class (no
+    hinge breakpoint split) it is primal_point's hinge rule itself."""
+    inst = _instance(5, "poly3")
+    K = inst.gram((0, 1))
+    for label in (1.0, -1.0):
+        y = np.full(inst.m, label)
+        alpha = np.random.default_rng(0).uniform(0, inst.C, inst.m)
+        expected = -primal_point(alpha, y, inst.C, K @ (alpha * y), bias="hinge").value
+        assert primal_lower_bound(K, y, inst.C, alpha) == expected

@@ -92,15 +92,19 @@ class AlphaSubproblem:
     def solve_gram(self, K: np.ndarray, warm_start: np.ndarray | None = None,
                    worse_than: float | None = None, grad0: np.ndarray | None = None,
                    stats: dict | None = None, groups: tuple | None = None,
-                   max_steps: int | None = None) -> tuple[np.ndarray, bool]:
+                   max_steps: int | None = None, better_than: float | None = None) -> tuple[np.ndarray, bool]:
         """(alpha, exact) for a given kernel matrix, counted as one solve, not cached.
-        ``grad0`` = Q warm_start - e if known (SMO backend); ``stats`` receives ``value``, SMO's tracked f(alpha);
+        ``grad0`` = Q warm_start - e if known (SMO backend); ``stats`` receives ``value``, SMO's tracked f(alpha)
+        (f computed at libsvm's alpha);
         ``groups``: the duplicate rows of the subset (:meth:`groups`; SMO backend). ``max_steps`` (SMO backend):
         at most that many SMO steps, for a caller that only needs a feasible alpha (weak-duality bounds hold at
         any): the alpha reached is returned as it is, not solved again by libsvm.
 
         With ``worse_than`` (an incumbent value; SMO backend only), the solve stops as soon as duality
         proves g worse than it in the instance's sense by more than PRUNE_RTOL (relative): exact = False.
+        With ``better_than`` (a value; SMO backend only), it also stops, exact = False, as soon as duality proves g
+        better than it (paper sense: f(alpha) below it; fit sense: -P(alpha) above it), for a caller that only asks
+        on which side of the incumbent g lies; ``stats["value"]`` (SMO's tracked f) then tells which stop it was.
         """
         inst = self.instance
         exact = True
@@ -109,6 +113,8 @@ class AlphaSubproblem:
             alpha = libsvm_solve(K, inst.y, inst.C, tol=self.tol)
         else:
             above, below = self.stop_bounds(worse_than)
+            if better_than is not None:
+                above, below = (above, better_than) if inst.sign > 0 else (better_than, below)
             smo = smo_solve(K, inst.y, inst.C, alpha0=warm_start, tol=self.tol, above=above, below=below,
                             grad0=grad0, groups=groups, **({} if max_steps is None else {"max_iter": max_steps}))
             alpha, exact = smo.alpha, not smo.stopped_early
@@ -118,6 +124,8 @@ class AlphaSubproblem:
                     self.n_fallbacks += 1
             elif stats is not None:
                 stats["value"] = smo.value
+        if stats is not None and "value" not in stats:   # libsvm's alpha
+            stats["value"] = dual_objective(alpha, K, inst.y)
         self.count(exact)
         return alpha, exact
 

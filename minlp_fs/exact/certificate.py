@@ -62,7 +62,7 @@ from ..kernels import make_kernel
 from ..multiclass import binary_only
 from ..objective import dual_objective, feasibility_violation, primal_point
 from . import tree
-from .bounds import fit_child_bounds, fixed_alpha, monotone, probe_bound
+from .bounds import fit_child_bounds, fixed_alpha, monotone, probe_bounds
 
 FORMAT = "minlp-fs/bnb-certificate"
 #: version 2 stores the alphas of probes and leaves; version 1 certificates verify by libsvm solves there
@@ -319,7 +319,7 @@ def _all_bounds(doc: dict, inst, jobs: int) -> list:
 def _to_refine(order, scores: dict, first: int, target: float) -> list:
     """The probes of a node split by ``order`` whose exact solve can close its open children, the first
     open one being child ``first``: child t's bound reads the scores of order[t:] alone
-    (:func:`.bounds.probe_bound`: max(its parent's bound, scores[order[t]], the need-th smallest over
+    (:func:`.bounds.probe_bounds`: max(its parent's bound, scores[order[t]], the need-th smallest over
     order[t:])), and is nondecreasing in each, so only the probes of order[first:] can raise an open
     child's bound, and of those only the ones still below ``target`` (one at or above it already counts as
     closed) or without a score. The others keep their cheap bounds: the children they bound are closed."""
@@ -424,8 +424,8 @@ def _verify(doc: dict, rtol: float, jobs: int, max_gap: float) -> Verdict:
     inherited: dict = {}
 
     def probe_children(fixed, free, need, bound, order, scores):
-        children = [(f_t, F_t, need - 1, probe_bound(scores, order, t, need, bound))
-                    for t, f_t, F_t in tree.split(fixed, free, need, order)]
+        bounds = probe_bounds(scores, order, need, bound)
+        children = [(f_t, F_t, need - 1, bounds[t]) for t, f_t, F_t in tree.split(fixed, free, need, order)]
         for f_t, F_t, r, _ in children:
             inherited[_key(f_t, F_t, r)] = {k: scores[k] for k in F_t}
         return children

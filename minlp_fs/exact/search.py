@@ -20,7 +20,7 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      are few (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from
      the node's base X_I X_I' (:class:`.probe_gram.ProbeGrams`). Children are ordered by probe value,
      smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
-     order[t:]) (:func:`.bounds.probe_bound`).
+     order[t:]) (:func:`.bounds.probe_bounds`).
    * fit sense (max g): one QP of the universe U = I u F (every subset of the node lies in U, so g(U) bounds
      them), warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
      (the node is then pruned); otherwise f(alpha, U) >= g(U) at the alpha reached, solved to PROBE_TOL and
@@ -75,7 +75,7 @@ from ..alpha import DEFAULT_TOL, AlphaSubproblem
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from . import tree
-from .bounds import bnb_bounds, fit_split, instance_lower_bound, monotone, probe_bound, relaxed_gram
+from .bounds import bnb_bounds, fit_split, instance_lower_bound, monotone, probe_bounds, relaxed_gram
 from .certificate import Recorder
 from .probe_gram import ProbeGrams
 
@@ -90,6 +90,15 @@ PROBE_TOL = 1e-3
 #: poly2 paper B=6: 0.53 s, 487 nodes without tightening; 0.91 s, 163 at the search's tolerance; 0.62 s, 228 at
 #: 1e-4; 0.61 s, 320 at 3e-4. German poly3 paper B=6: 349 nodes without, 235 at 1e-4, same wall time
 TIGHTEN_TOL = 1e-4
+#: a straddling probe is tightened only when the incumbent lies in the upper part of its bracket [score, f]:
+#: f - incumbent >= TIGHTEN_SHARE (f - score). Measured on Parkinsons paper poly2/poly3 B = 6: of 444/238 tightened
+#: probes, those with f - incumbent < 0.2 (f - score) were lifted to the incumbent 0 times in 80/63 (the dual value f
+#: converges faster than -P: g lies near f), below 0.4 1 in 141 / 8 in 107, above 0.7 107 in 140 / 52 in 53. CPU s,
+#: share 0 / 0.2 / 0.3 / 0.4 / 0.5 (before the better_than stop): poly2 0.55 / 0.43 / 0.42 / 0.41 / 0.39, poly3
+#: 0.33 / 0.26 / 0.25 / 0.26 / 0.27, poly5 0.26 / 0.23 / 0.23 / 0.23 / 0.23; B = 7: poly2 0.51 -> 0.35 at 0.3; B = 10,
+#: 11 and other datasets' paper sense the same trees and times (they tighten little). With it, 0.2 / 0.3 / 0.4 / 0.5:
+#: poly2 B = 6 0.36 / 0.34 / 0.33 / 0.32, poly3 0.21 / 0.20 / 0.21 / 0.22, poly2 B = 7 0.31 / 0.30 / 0.31 / 0.28
+TIGHTEN_SHARE = 0.3
 
 #: fit sense: SMO steps the QP of a node's universe U takes at most (at PROBE_TOL); its bound is f(alpha, U) >= g(U)
 #: at the alpha reached. German poly5 fit B = 6: the universes that prune stop at a median of 184 steps (mean 242),
@@ -172,15 +181,21 @@ class _Search:
         multiclass instance, whose stacked solve takes none."""
         return {"groups": self.qp.groups(key)} if getattr(self.inst, "parts", None) is None else {}
 
-    def _qp(self, K, warm, incumbent, loose: bool = False, groups=None, max_steps=None):
+    def _better_than(self, incumbent) -> dict:
+        """``better_than=`` of a solve that may stop as soon as g is proven on either side of ``incumbent`` (a
+        binary instance's; {} for a multiclass instance, whose stacked solve stops on the worse side only)."""
+        return {"better_than": incumbent} if getattr(self.inst, "parts", None) is None else {}
+
+    def _qp(self, K, warm, incumbent, loose: bool = False, groups=None, max_steps=None, stats=None):
         """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
-        (a value, or None); ``groups``: :meth:`_groups` of the subset. ``loose``: solved to
+        (a value, or None); ``groups``: :meth:`_groups` of the subset; ``stats``: receives SMO's tracked f(alpha)
+        (``value``; :meth:`AlphaSubproblem.solve_gram`). ``loose``: solved to
         PROBE_TOL only, its score a bound by weak duality, its value None (a score bound is all a probe of an
         inner node or a universe is used for): paper sense, g >= -P (:func:`.bounds.instance_lower_bound`);
         fit sense, g <= f(alpha) at the feasible alpha. ``max_steps``: SMO's steps at most (loose solves only:
         their bounds hold at any feasible alpha)."""
         alpha, exact = (self.loose_qp if loose else self.qp).solve_gram(K, warm, incumbent, max_steps=max_steps,
-                                                                        **(groups or {}))
+                                                                        stats=stats, **(groups or {}))
         if exact and loose:
             bound = instance_lower_bound(self.inst, K, alpha) if self.paper else self.inst.gram_objective(alpha, K)
             return self._finite(self.inst.score(bound)), True, alpha, None
@@ -244,7 +259,7 @@ class _Search:
 
         Lazy probes: ``node.lower[j]`` is the parent's probe score of I_parent + j, a subset of I + j,
         so (monotone g) a lower bound of this probe's score; a probe whose lower bound already reaches
-        the incumbent is not solved (its score bound is the lower bound: :func:`.bounds.probe_bound`
+        the incumbent is not solved (its score bound is the lower bound: :func:`.bounds.probe_bounds`
         needs lower bounds only). Such a probe would have stopped early against the incumbent: every
         child it could bound is pruned either way, so skipping it changes no decision.
         """
@@ -254,16 +269,17 @@ class _Search:
         lower = node.lower or {}
         solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
         grams = ProbeGrams(self.inst, node.fixed, len(solve))
-        upper = {}  # loose probes solved to PROBE_TOL: score of f(alpha_j, I + j) >= g(I + j), for _tighten
+        upper = {}  # loose probes at PROBE_TOL: score of f(alpha_j, I + j) >= g(I + j) (SMO's tracked f), for _tighten
         groups = {}  # each probe's duplicate-row groups (_groups), reused by _tighten
 
         def probe(j):
             self._check_time()
             K = grams.gram(j)
             groups[j] = self._groups(tree.probe_set(node.fixed, j))
-            result = self._qp(K, warm, incumbent, loose=node.need > 1, groups=groups[j])
+            stats = {}
+            result = self._qp(K, warm, incumbent, loose=node.need > 1, groups=groups[j], stats=stats)
             if node.need > 1 and result[1]:
-                upper[j] = self.inst.score(self.inst.gram_objective(result[2], K))
+                upper[j] = self.inst.score(stats["value"])
             return result
 
         results = [probe(j) for j in solve]
@@ -280,8 +296,9 @@ class _Search:
         order = sorted(node.free, key=lambda j: (scores[j], j))
         if self.recorder:
             self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
-        self._push([_Node(f, F, node.need - 1, probe_bound(scores, order, t, node.need, node.bound),
-                          alphas[order[t]], {k: scores[k] for k in F})
+        bounds = probe_bounds(scores, order, node.need, node.bound)
+        # every child reads its probes' lower bounds from the one dict of the node's scores (none writes to it)
+        self._push([_Node(f, F, node.need - 1, bounds[t], alphas[order[t]], scores)
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
 
     def _tighten(self, node: _Node, grams, groups: dict, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
@@ -289,30 +306,38 @@ class _Search:
 
         A loose probe j (a key of ``upper``: solved to PROBE_TOL, not stopped early) has the bracket
         -P(alpha_j) <= g(I + j) <= f(alpha_j, I + j) = ``upper[j]`` (weak duality; g is a minimum over alpha). Sorted,
-        child t's bound is the (t + need)-th smallest score (:func:`.bounds.probe_bound`), so the node keeps
+        child t's bound is the (t + need)-th smallest score (:func:`.bounds.probe_bounds`), so the node keeps
         max(0, #{j: score_j < incumbent} - need + 1) children, and every probe lifted to the incumbent
         removes one while at least ``need`` scores stay below it. A probe can be lifted only when its
-        bracket straddles the incumbent's score (f(alpha_j) < incumbent proves g(I + j) below it). Those
-        are continued from alpha_j (``grams``: the node's :class:`.probe_gram.ProbeGrams`) by the SMO at
-        TIGHTEN_TOL over the probe's duplicate-row ``groups`` (those of its loose solve), stopped early once
-        proven worse than ``incumbent`` (the score bound is then the incumbent's score, as for any early
-        stop), else bound by -P at the tighter alpha; the score kept is
-        the larger of the two lower bounds, with its alpha (the certificate's replay recomputes -P there).
+        bracket straddles the incumbent's score (f(alpha_j) < incumbent proves g(I + j) below it). Those whose
+        incumbent lies in the bracket's upper part (f - incumbent >= TIGHTEN_SHARE (f - score): g lies near f, and
+        the others were almost never lifted) are continued from alpha_j (``grams``: the node's
+        :class:`.probe_gram.ProbeGrams`) by the SMO at TIGHTEN_TOL over the probe's duplicate-row ``groups`` (those
+        of its loose solve), stopped early once proven worse than ``incumbent`` (the score bound is then the
+        incumbent's score, as for any early stop) or, for a binary instance, once f(alpha) < incumbent proves that it
+        cannot be lifted (``better_than``: g is below the incumbent), else bound by -P at the tighter alpha; the score
+        kept is the larger of the two lower bounds, with its alpha (the certificate's replay recomputes -P there).
         Highest loose bound first: the likeliest to be lifted. Measured: fewer nodes on every instance
         tried, CPU time within about 20 % either way (benchmarks/RESULTS.md, bench_bnb_paper).
         """
         at_incumbent = np.inf if incumbent is None else self.inst.score(incumbent)
         below = sum(s < at_incumbent for s in scores.values())
-        straddling = [j for j in upper if scores[j] < at_incumbent <= upper[j]]
+        straddling = [j for j in upper if scores[j] < at_incumbent <= upper[j]
+                      and upper[j] - at_incumbent >= TIGHTEN_SHARE * (upper[j] - scores[j])]
         for j in sorted(straddling, key=lambda j: -scores[j]):
             if below < node.need:
                 break
             self._check_time()
             K = grams.gram(j)
-            alpha, exact = self.tighten_qp.solve_gram(K, alphas[j], incumbent, **groups[j])
+            stats = {}
+            alpha, exact = self.tighten_qp.solve_gram(K, alphas[j], incumbent, stats=stats, **groups[j],
+                                                      **self._better_than(incumbent))
             self.counts["qps"] += 1
             self.counts["probes_tightened"] += 1
-            score = self.inst.score(instance_lower_bound(self.inst, K, alpha)) if exact else self.inst.score(incumbent)
+            # stopped early: lifted (g proven worse than the incumbent), unless (binary instances) the tracked
+            # f(alpha) < incumbent, SMO's own test, proved g below it; -P at alpha is then the bound, as at tolerance
+            lifted = not exact and self.inst.score(stats["value"]) >= at_incumbent
+            score = self.inst.score(incumbent) if lifted else self.inst.score(instance_lower_bound(self.inst, K, alpha))
             self.counts["qps_stopped_early"] += not exact
             if score > scores[j]:
                 scores[j], alphas[j] = score, alpha

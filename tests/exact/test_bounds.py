@@ -11,7 +11,7 @@ from minlp_fs.alpha import AlphaSubproblem
 from minlp_fs.alpha.smo import smo_solve
 from minlp_fs.exact import tree
 from minlp_fs.exact.bounds import (FixedAlphaQuadratic, fit_child_bounds, fit_order, monotone, primal_lower_bound,
-                                   probe_bound, relaxed_gram)
+                                   probe_bounds, relaxed_gram)
 from minlp_fs.heuristics.screening import FixedAlpha
 
 from bnb_helpers import KERNELS, random_instance, value_table
@@ -78,8 +78,12 @@ def test_probe_bound_holds_for_every_child_subset(kernel, seed, data):
     order = data.draw(st.permutations(free))
     scores = {j: inst.score(g[tree.probe_set(fixed, j)]) for j in free}
     inherited = inst.trivial_bound
+    bounds = probe_bounds(scores, order, need, inherited)
+    assert len(bounds) == len(free) - need + 1
     for t, f_t, F_t in tree.split(fixed, free, need, order):
-        bound = probe_bound(scores, order, t, need, inherited)
+        bound = bounds[t]
+        # the definition: max(inherited, scores[order[t]], the need-th smallest score over order[t:])
+        assert bound == max(inherited, scores[order[t]], sorted(scores[j] for j in order[t:])[need - 1])
         for R in itertools.combinations(F_t, need - 1):
             S = tuple(sorted((*f_t, *R)))
             assert inst.score(g[S]) >= bound - tol(bound)
