@@ -6,8 +6,11 @@ G_I = X_I X_I' of the node (one BLAS product) each probe's matrix is
 K_{I+j} = phi(G_I + x_j x_j'): one compiled pass over the upper triangle, O(m^2) per probe instead of
 the O(m^2 |I + j|) of building K_{I+j} from its columns (the Gram build was about half of a paper-sense
 search's time on Ionosphere and BCD: benchmarks/RESULTS.md, bench_bnb_paper). Same matrix as
-``Instance.gram`` up to the rounding of a different summation order. The base costs one m x m product, so
-nodes with fewer than MIN_SHARED probes to solve build each matrix from its columns instead.
+``Instance.gram`` up to the rounding of a different summation order. The base costs one m x m product; nodes with
+fewer than 4 probes to solve used to build each matrix from its columns instead, which stopped paying once the probes
+were solved in compiled chunks from the base (:mod:`.probe_solves`): CPU s with the base from 4 probes / from 1,
+Parkinsons paper poly2 B = 6 0.32 / 0.30, poly3 0.18 / 0.17, Ionosphere poly5 B = 4 0.37 / 0.36, Cleveland poly5
+B = 6 0.062 / 0.060, BCD poly3 B = 6 0.32 / 0.31, Diabetes poly2 B = 4 0.113 / 0.117 (m = 768, 17 nodes).
 """
 from __future__ import annotations
 
@@ -15,7 +18,6 @@ import numpy as np
 from numba import njit
 
 from ..kernels import _power
-from . import tree
 
 
 @njit(cache=True, nogil=True)
@@ -30,27 +32,17 @@ def _poly_plus_outer(base, x, gamma, coef0, degree, out):  # pragma: no cover - 
             out[b, a] = r
 
 
-#: probes of a node from which the shared base pays for itself (fewer: each K_{I+j} is built from its columns,
-#: ``Instance.gram``). Measured (CPU s, least of 5) on diabetes poly2 paper B=4 (m = 768, few probes per node):
-#: 0.214 with the base at every node, 0.164 from 4 probes, 0.135-0.141 before ProbeGrams (and the tightening)
-MIN_SHARED = 4
-
-
 class ProbeGrams:
-    """K_{I+j} of ``count`` probes of a node with fixed set ``fixed`` (module docstring); polynomial kernels only."""
+    """K_{I+j} of the probes of a node with fixed set ``fixed`` (module docstring); polynomial kernels only."""
 
-    def __init__(self, instance, fixed, count: int):
+    def __init__(self, instance, fixed):
         kernel = instance.kernel
         self.instance, self.fixed = instance, tuple(fixed)
         self.X, self.gamma, self.coef0, self.degree = instance.X, kernel.gamma, kernel.coef0, kernel.degree
         m = instance.X.shape[0]
-        self.base = None
-        if count >= MIN_SHARED:
-            self.base = np.ascontiguousarray(kernel.base(instance.X, list(fixed))) if fixed else np.zeros((m, m))
+        self.base = np.ascontiguousarray(kernel.base(instance.X, list(fixed))) if fixed else np.zeros((m, m))
 
     def gram(self, j: int) -> np.ndarray:
-        if self.base is None:
-            return self.instance.gram(tree.probe_set(self.fixed, j))
         out = np.empty_like(self.base)
         _poly_plus_outer(self.base, np.ascontiguousarray(self.X[:, j], dtype=float), float(self.gamma),
                          float(self.coef0), int(self.degree), out)

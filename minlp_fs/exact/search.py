@@ -14,10 +14,11 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      stopped early once proven worse than the incumbent (its score is then bounded by the
      incumbent's); lazily: a probe whose parent probe g(I_parent + j) already reaches the incumbent
      is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
-     tolerance (PROBE_TOL) and bound by weak duality, and those whose bracket [-P, f] straddles the
-     incumbent are continued to a tighter tolerance (TIGHTEN_TOL, ``_tighten``); probes of size B are
-     exact and offered as incumbents. Every probe of a binary instance is solved over the subset's duplicate rows where they
-     are few (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from
+     tolerance (PROBE_TOL) and bound by weak duality (on a binary instance's rows every probe is solved in
+     compiled chunks, :mod:`.probe_solves`), and those whose bracket [-P, f] straddles the incumbent in its upper part are
+     continued to a tighter tolerance (TIGHTEN_TOL, TIGHTEN_SHARE, ``_tighten``); probes of size B are
+     exact and offered as incumbents. Every probe of a binary instance is solved over the subset's duplicate rows
+     where they are few (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from
      the node's base X_I X_I' (:class:`.probe_gram.ProbeGrams`). Children are ordered by probe value,
      smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
      order[t:]) (:func:`.bounds.probe_bounds`).
@@ -78,6 +79,7 @@ from . import tree
 from .bounds import bnb_bounds, fit_split, instance_lower_bound, monotone, probe_bounds, relaxed_gram
 from .certificate import Recorder
 from .probe_gram import ProbeGrams
+from .probe_solves import solve_probes
 
 #: seconds between two refreshes of the global bound (trace, progress bar)
 REFRESH_S = 0.5
@@ -114,7 +116,8 @@ class _Node:
     need: int
     bound: float                 # every subset of the node has score >= bound
     alpha: np.ndarray | None     # a feasible alpha (warm start): of I (paper), of the parent's universe (fit)
-    lower: dict | None = None    # paper sense: {j: a lower bound of the score of the probe I + j} (lazy probes)
+    lower: dict | None = None    # paper sense: {j: a lower bound of the score of probe I + j} for every free j (lazy
+    #                              probes): the parent's probe scores, one dict shared by its children
     universe: tuple | None = None  # fit sense: (score bound, exact, alpha, None) of I u F when known (first child)
     relaxed: np.ndarray | None = None  # fit sense: the parent's relaxed alpha (warm start of the relaxed QP, of a leaf)
 
@@ -268,14 +271,26 @@ class _Search:
         warm = node.alpha if node.alpha is not None else self.last_alpha
         lower = node.lower or {}
         solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
-        grams = ProbeGrams(self.inst, node.fixed, len(solve))
+        grams = ProbeGrams(self.inst, node.fixed) if solve else None
         upper = {}  # loose probes at PROBE_TOL: score of f(alpha_j, I + j) >= g(I + j) (SMO's tracked f), for _tighten
         groups = {}  # each probe's duplicate-row groups (_groups), reused by _tighten
 
+        for j in solve:
+            groups[j] = self._groups(tree.probe_set(node.fixed, j))
+        batch = self._batch(node, grams, solve, groups, warm, incumbent)
+
         def probe(j):
+            if batch.get(j) is not None:   # solved in a compiled chunk, as below
+                exact, alpha, value, bound = batch[j]
+                if not exact:
+                    return self.inst.score(incumbent), False, alpha, None
+                if node.need == 1:   # a B-subset: its value by the one objective
+                    value = self.inst.gram_objective(alpha, grams.gram(j))
+                    return self._finite(self.inst.score(value)), True, alpha, value
+                upper[j] = self.inst.score(value)
+                return self._finite(self.inst.score(bound)), True, alpha, None
             self._check_time()
             K = grams.gram(j)
-            groups[j] = self._groups(tree.probe_set(node.fixed, j))
             stats = {}
             result = self._qp(K, warm, incumbent, loose=node.need > 1, groups=groups[j], stats=stats)
             if node.need > 1 and result[1]:
@@ -300,6 +315,16 @@ class _Search:
         # every child reads its probes' lower bounds from the one dict of the node's scores (none writes to it)
         self._push([_Node(f, F, node.need - 1, bounds[t], alphas[order[t]], scores)
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
+
+    def _batch(self, node: _Node, grams, solve: list, groups: dict, warm, incumbent) -> dict:
+        """:func:`.probe_solves.solve_probes` of the probes that a binary instance solves on its rows (no duplicate-row
+        groups) from the node's base, at the node's tolerance (:meth:`_qp`): {j: (exact, alpha, f, -P) or None};
+        {} otherwise."""
+        oracle = self.loose_qp if node.need > 1 else self.qp
+        if not solve or getattr(self.inst, "parts", None) is not None or oracle.backend != "smo":
+            return {}
+        plain = [j for j in solve if groups[j].get("groups") is None]
+        return solve_probes(grams, plain, warm, oracle, incumbent, self._check_time) if plain else {}
 
     def _tighten(self, node: _Node, grams, groups: dict, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
         """Paper sense: re-solve to TIGHTEN_TOL the loose probes that could reach the incumbent.
@@ -327,21 +352,33 @@ class _Search:
         for j in sorted(straddling, key=lambda j: -scores[j]):
             if below < node.need:
                 break
-            self._check_time()
-            K = grams.gram(j)
-            stats = {}
-            alpha, exact = self.tighten_qp.solve_gram(K, alphas[j], incumbent, stats=stats, **groups[j],
-                                                      **self._better_than(incumbent))
+            exact, alpha, value, bound = self._tighten_one(j, grams, groups[j], alphas[j], incumbent)
             self.counts["qps"] += 1
             self.counts["probes_tightened"] += 1
             # stopped early: lifted (g proven worse than the incumbent), unless (binary instances) the tracked
             # f(alpha) < incumbent, SMO's own test, proved g below it; -P at alpha is then the bound, as at tolerance
-            lifted = not exact and self.inst.score(stats["value"]) >= at_incumbent
-            score = self.inst.score(incumbent) if lifted else self.inst.score(instance_lower_bound(self.inst, K, alpha))
+            lifted = not exact and self.inst.score(value) >= at_incumbent
+            score = self.inst.score(incumbent) if lifted else self.inst.score(bound())
             self.counts["qps_stopped_early"] += not exact
             if score > scores[j]:
                 scores[j], alphas[j] = score, alpha
             below -= scores[j] >= at_incumbent
+
+    def _tighten_one(self, j, grams, groups: dict, warm, incumbent) -> tuple:
+        """(exact, alpha, f, bound) of probe j continued to TIGHTEN_TOL from ``warm`` (:meth:`_tighten`): f SMO's
+        tracked value after a stop, ``bound()`` -P at alpha. In a compiled chunk on a binary instance's rows
+        (:mod:`.probe_solves`), else by the oracle."""
+        if groups.get("groups", ()) is None and self.tighten_qp.backend == "smo":
+            found = solve_probes(grams, [j], warm, self.tighten_qp, incumbent, self._check_time, incumbent)[j]
+            if found is not None:
+                exact, alpha, value, lower = found
+                return exact, alpha, value, lambda: lower
+        self._check_time()
+        K = grams.gram(j)
+        stats = {}
+        alpha, exact = self.tighten_qp.solve_gram(K, warm, incumbent, stats=stats, **groups,
+                                                  **self._better_than(incumbent))
+        return exact, alpha, stats["value"], lambda: instance_lower_bound(self.inst, K, alpha)
 
     def _universe_gram(self, node: _Node) -> np.ndarray:
         """K_U of the node's universe U = I u F by one BLAS product X_U X_U' and the kernel's power, not
