@@ -15,8 +15,8 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      incumbent's); lazily: a probe whose parent probe g(I_parent + j) already reaches the incumbent
      is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
      tolerance (PROBE_TOL) and bound by weak duality (on a binary instance's rows every probe is solved in
-     compiled chunks, :mod:`.probe_solves`), and those whose bracket [-P, f] straddles the incumbent in its upper part are
-     continued to a tighter tolerance (TIGHTEN_TOL, TIGHTEN_SHARE, ``_tighten``); probes of size B are
+     compiled chunks, :mod:`.probe_solves`), and those whose bracket [-P, f] straddles the incumbent in its upper
+     part are continued to a tighter tolerance (TIGHTEN_TOL, TIGHTEN_SHARE, ``_tighten``); probes of size B are
      exact and offered as incumbents. Every probe of a binary instance is solved over the subset's duplicate rows
      where they are few (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from
      the node's base X_I X_I' (:class:`.probe_gram.ProbeGrams`). Children are ordered by probe value,
