@@ -337,11 +337,18 @@ def _hinge_lower_bound(y, C, alpha, grad, n_pos, work):  # pragma: no cover - co
 
 
 @njit(cache=True, nogil=True)
+def _dual_value(alpha, grad):  # pragma: no cover - compiled
+    """f(alpha) = 1/2 alpha'Q alpha - e'alpha = 1/2 sum_i alpha_i (grad_i - 1), from grad = Q alpha - e: O(m)."""
+    value = 0.0
+    for t in range(alpha.shape[0]):
+        value += 0.5 * alpha[t] * (grad[t] - 1.0)
+    return value
+
+
+@njit(cache=True, nogil=True)
 def _decided_at_start(y, U, alpha, grad, above, below):  # pragma: no cover - compiled
     """(pruned, f(alpha)): the early-stop test :func:`_smo` makes before its first step."""
-    value = 0.0
-    for t in range(y.shape[0]):
-        value += 0.5 * alpha[t] * (grad[t] - 1.0)
+    value = _dual_value(alpha, grad)
     return value < below or (above < np.inf and _lower_bound(y, U, alpha, grad) > above), value
 
 
@@ -532,9 +539,7 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc, newto
     Kd, up, low = np.empty(m), np.empty(m), np.empty(m)
     work, svals = np.empty(m), np.empty(m)
     _positions_reset(K, y, U, alpha, grad, active, yp, Up, ap, gp, Kd, up, low)
-    value = 0.0  # f(alpha) = 1/2 sum_i alpha_i (grad_i - 1)
-    for t in range(m):
-        value += 0.5 * alpha[t] * (grad[t] - 1.0)
+    value = _dual_value(alpha, grad)
     i, gmax = _select_i(yp, gp, up, low, n, work, svals)
     it = 0
     pruned = False

@@ -14,6 +14,8 @@ B = 6 0.062 / 0.060, BCD poly3 B = 6 0.32 / 0.31, Diabetes poly2 B = 4 0.113 / 0
 """
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 from numba import njit
 
@@ -42,8 +44,12 @@ class ProbeGrams:
         m = instance.X.shape[0]
         self.base = np.ascontiguousarray(kernel.base(instance.X, list(fixed))) if fixed else np.zeros((m, m))
 
+    @cached_property
+    def columns(self) -> np.ndarray:
+        """X' (row j: feature j's column), contiguous: the x of each probe's pass."""
+        return np.ascontiguousarray(self.X.T, dtype=float)
+
     def gram(self, j: int) -> np.ndarray:
         out = np.empty_like(self.base)
-        _poly_plus_outer(self.base, np.ascontiguousarray(self.X[:, j], dtype=float), float(self.gamma),
-                         float(self.coef0), int(self.degree), out)
+        _poly_plus_outer(self.base, self.columns[j], float(self.gamma), float(self.coef0), int(self.degree), out)
         return out

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..alpha.smo import NEWTON_GAP, _full_gradient, _hinge_lower_bound, _smo, _work_matrix, feasible_start
+from ..alpha.smo import NEWTON_GAP, _dual_value, _full_gradient, _hinge_lower_bound, _smo, _work_matrix, feasible_start
 from .probe_gram import _poly_plus_outer
 
 #: kernel entries (probes x m^2) per compiled call, the time limit checked between calls: 8 probes at m = 200 (a loose
@@ -30,7 +30,7 @@ MAX_STEPS = 10_000_000
 
 
 @njit(cache=True, nogil=True)
-def _solve_chunk(base, XT, js, gamma, coef0, degree, y, C, warm, tol, above, below, n_pos, K, Kc,
+def _solve_chunk(base, columns, js, gamma, coef0, degree, y, C, warm, tol, above, below, n_pos, K, Kc,
                  alphas, out):  # pragma: no cover - compiled
     """For each r, probe js[r]: K = phi(base + x x'), SMO from ``warm`` to ``tol`` with the early stops ``above`` /
     ``below``; alphas[r] = the alpha reached, out[r] = (state, f(alpha), -P(alpha)): state 0 solved to the tolerance,
@@ -40,7 +40,7 @@ def _solve_chunk(base, XT, js, gamma, coef0, degree, y, C, warm, tol, above, bel
     U = np.full(m, C)
     grad, work = np.empty(m), np.empty(m)
     for r in range(js.shape[0]):
-        _poly_plus_outer(base, XT[js[r]], gamma, coef0, degree, K)
+        _poly_plus_outer(base, columns[js[r]], gamma, coef0, degree, K)
         finite = True
         for t in range(m):
             finite = finite and np.isfinite(K[t, t])
@@ -59,10 +59,7 @@ def _solve_chunk(base, XT, js, gamma, coef0, degree, y, C, warm, tol, above, bel
             continue
         _full_gradient(K, y, alpha, grad)   # the alpha reached: its bound (and value) from its exact gradient
         if not pruned:
-            value = 0.0
-            for t in range(m):
-                value += 0.5 * alpha[t] * (grad[t] - 1.0)
-            out[r, 1] = value
+            out[r, 1] = _dual_value(alpha, grad)
         out[r, 2] = _hinge_lower_bound(y, C, alpha, grad, n_pos, work)
 
 
@@ -79,7 +76,6 @@ def solve_probes(grams, js: list, warm, oracle, incumbent, check_time, better_th
     start = feasible_start(warm, y, C)
     above, below = oracle.stop_bounds(incumbent)
     below = below if better_than is None else better_than
-    XT = np.ascontiguousarray(grams.X.T, dtype=float)
     K, Kc = np.empty((m, m)), _work_matrix(m)
     n_pos = int(np.count_nonzero(y > 0))
     found = {}
@@ -88,8 +84,8 @@ def solve_probes(grams, js: list, warm, oracle, incumbent, check_time, better_th
         check_time()
         chunk = np.asarray(js[first:first + size], dtype=np.int64)
         alphas, out = np.empty((chunk.size, m)), np.empty((chunk.size, 3))
-        _solve_chunk(grams.base, XT, chunk, float(grams.gamma), float(grams.coef0), int(grams.degree), y, C, start,
-                     float(oracle.tol), float(above), float(below), n_pos, K, Kc, alphas, out)
+        _solve_chunk(grams.base, grams.columns, chunk, float(grams.gamma), float(grams.coef0), int(grams.degree), y,
+                     C, start, float(oracle.tol), float(above), float(below), n_pos, K, Kc, alphas, out)
         for r, j in enumerate(chunk.tolist()):
             state = int(out[r, 0])
             if state == 2:

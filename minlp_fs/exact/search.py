@@ -130,6 +130,7 @@ class _Search:
         self.method, self.inst, self.run = method, run.instance, run
         inst = run.instance
         self.paper = inst.sense == "paper"
+        self.binary = getattr(inst, "parts", None) is None   # a multiclass instance has its one-vs-rest parts
         self.probes = monotone(inst.kernel)
         self.chords = bnb_bounds(inst.kernel, inst.sense) and not self.probes   # the Gaussian fit sense's chords
         self.qp = AlphaSubproblem(inst, tol=run.oracle.tol if run.has_oracle else DEFAULT_TOL, cache=False)
@@ -182,12 +183,12 @@ class _Search:
     def _groups(self, key) -> dict:
         """``groups=`` of a binary instance's solve of subset ``key`` (its duplicate rows, or None); {} for a
         multiclass instance, whose stacked solve takes none."""
-        return {"groups": self.qp.groups(key)} if getattr(self.inst, "parts", None) is None else {}
+        return {"groups": self.qp.groups(key)} if self.binary else {}
 
     def _better_than(self, incumbent) -> dict:
         """``better_than=`` of a solve that may stop as soon as g is proven on either side of ``incumbent`` (a
         binary instance's; {} for a multiclass instance, whose stacked solve stops on the worse side only)."""
-        return {"better_than": incumbent} if getattr(self.inst, "parts", None) is None else {}
+        return {"better_than": incumbent} if self.binary else {}
 
     def _qp(self, K, warm, incumbent, loose: bool = False, groups=None, max_steps=None, stats=None):
         """(score, exact, alpha, value) of one QP stopped early once proven worse than ``incumbent``
@@ -321,9 +322,9 @@ class _Search:
         groups) from the node's base, at the node's tolerance (:meth:`_qp`): {j: (exact, alpha, f, -P) or None};
         {} otherwise."""
         oracle = self.loose_qp if node.need > 1 else self.qp
-        if not solve or getattr(self.inst, "parts", None) is not None or oracle.backend != "smo":
+        if not solve or not self.binary or oracle.backend != "smo":
             return {}
-        plain = [j for j in solve if groups[j].get("groups") is None]
+        plain = [j for j in solve if groups[j]["groups"] is None]
         return solve_probes(grams, plain, warm, oracle, incumbent, self._check_time) if plain else {}
 
     def _tighten(self, node: _Node, grams, groups: dict, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
@@ -352,33 +353,36 @@ class _Search:
         for j in sorted(straddling, key=lambda j: -scores[j]):
             if below < node.need:
                 break
-            exact, alpha, value, bound = self._tighten_one(j, grams, groups[j], alphas[j], incumbent)
+            exact, alpha, score = self._tighten_one(j, grams, groups[j], alphas[j], incumbent, at_incumbent)
             self.counts["qps"] += 1
             self.counts["probes_tightened"] += 1
-            # stopped early: lifted (g proven worse than the incumbent), unless (binary instances) the tracked
-            # f(alpha) < incumbent, SMO's own test, proved g below it; -P at alpha is then the bound, as at tolerance
-            lifted = not exact and self.inst.score(value) >= at_incumbent
-            score = self.inst.score(incumbent) if lifted else self.inst.score(bound())
             self.counts["qps_stopped_early"] += not exact
             if score > scores[j]:
                 scores[j], alphas[j] = score, alpha
             below -= scores[j] >= at_incumbent
 
-    def _tighten_one(self, j, grams, groups: dict, warm, incumbent) -> tuple:
-        """(exact, alpha, f, bound) of probe j continued to TIGHTEN_TOL from ``warm`` (:meth:`_tighten`): f SMO's
-        tracked value after a stop, ``bound()`` -P at alpha. In a compiled chunk on a binary instance's rows
-        (:mod:`.probe_solves`), else by the oracle."""
-        if groups.get("groups", ()) is None and self.tighten_qp.backend == "smo":
+    def _tighten_one(self, j, grams, groups: dict, warm, incumbent, at_incumbent) -> tuple:
+        """(exact, alpha, score bound) of probe j continued to TIGHTEN_TOL from ``warm`` (:meth:`_tighten`), in a
+        compiled chunk on a binary instance's rows (:mod:`.probe_solves`), else by the oracle. Stopped early, it is
+        lifted (g proven worse than the incumbent: the incumbent's score), unless (binary instances) the tracked
+        f(alpha) < incumbent, SMO's own test, proved g below it; -P at alpha is then the bound, as at the tolerance."""
+        found = None
+        if self.binary and groups["groups"] is None and self.tighten_qp.backend == "smo":
             found = solve_probes(grams, [j], warm, self.tighten_qp, incumbent, self._check_time, incumbent)[j]
-            if found is not None:
-                exact, alpha, value, lower = found
-                return exact, alpha, value, lambda: lower
-        self._check_time()
-        K = grams.gram(j)
-        stats = {}
-        alpha, exact = self.tighten_qp.solve_gram(K, warm, incumbent, stats=stats, **groups,
-                                                  **self._better_than(incumbent))
-        return exact, alpha, stats["value"], lambda: instance_lower_bound(self.inst, K, alpha)
+        if found is not None:
+            exact, alpha, value, lower = found
+        else:
+            self._check_time()
+            K = grams.gram(j)
+            stats = {}
+            alpha, exact = self.tighten_qp.solve_gram(K, warm, incumbent, stats=stats, **groups,
+                                                      **self._better_than(incumbent))
+            value = stats["value"]
+        if not exact and self.inst.score(value) >= at_incumbent:   # lifted
+            return exact, alpha, self.inst.score(incumbent)
+        if found is None:
+            lower = instance_lower_bound(self.inst, K, alpha)
+        return exact, alpha, self.inst.score(lower)
 
     def _universe_gram(self, node: _Node) -> np.ndarray:
         """K_U of the node's universe U = I u F by one BLAS product X_U X_U' and the kernel's power, not
