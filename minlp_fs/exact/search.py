@@ -322,10 +322,13 @@ class _Search:
         groups) from the node's base, at the node's tolerance (:meth:`_qp`): {j: (exact, alpha, f, -P) or None};
         {} otherwise."""
         oracle = self.loose_qp if node.need > 1 else self.qp
-        if not solve or not self.binary or oracle.backend != "smo":
-            return {}
-        plain = [j for j in solve if groups[j]["groups"] is None]
+        plain = [j for j in solve if self._compiled(groups[j], oracle)]
         return solve_probes(grams, plain, warm, oracle, incumbent, self._check_time) if plain else {}
+
+    def _compiled(self, groups: dict, oracle) -> bool:
+        """A probe :mod:`.probe_solves` solves: a binary instance's, on its rows (``groups``: :meth:`_groups`, no
+        duplicate-row groups), by SMO."""
+        return self.binary and groups["groups"] is None and oracle.backend == "smo"
 
     def _tighten(self, node: _Node, grams, groups: dict, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
         """Paper sense: re-solve to TIGHTEN_TOL the loose probes that could reach the incumbent.
@@ -367,7 +370,7 @@ class _Search:
         lifted (g proven worse than the incumbent: the incumbent's score), unless (binary instances) the tracked
         f(alpha) < incumbent, SMO's own test, proved g below it; -P at alpha is then the bound, as at the tolerance."""
         found = None
-        if self.binary and groups["groups"] is None and self.tighten_qp.backend == "smo":
+        if self._compiled(groups, self.tighten_qp):
             found = solve_probes(grams, [j], warm, self.tighten_qp, incumbent, self._check_time, incumbent)[j]
         if found is not None:
             exact, alpha, value, lower = found
