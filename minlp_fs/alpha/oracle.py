@@ -17,7 +17,8 @@ from ..objective import NonFiniteError, dual_objective
 from ..options import check_value
 from .libsvm import libsvm_solve
 from .neighbours import GaussianTables, NeighbourGrams
-from .smo import GROUP_SHARE, RowKeys, duplicate_groups, feasible_start, smo_solve
+from .row_groups import RowKeys
+from .smo import GROUP_SHARE, feasible_start, smo_solve
 
 BACKENDS = ("smo", "libsvm")
 #: relative slack (of the trivial bound) of the range check of every exact value (AlphaSubproblem._check_range)
@@ -189,10 +190,9 @@ class AlphaSubproblem:
                 f"optimum lies (Remark 1): the solve lost its precision at C={plain(self.instance.C)}; lower C")
 
     def groups(self, key: tuple) -> tuple | None:
-        """:func:`~minlp_fs.alpha.smo.duplicate_groups` of the subset's rows when SMO would solve over them
-        (at most GROUP_SHARE * m distinct rows), else None; the distinct values per feature rule most
-        subsets out without looking at the rows, and counting the rows' hashes (:class:`~.smo.RowKeys`, O(m |S|))
-        most of the others before the sort."""
+        """The groups of the subset's duplicate rows (:meth:`.row_groups.RowKeys.groups`) when SMO would solve over
+        them (at most GROUP_SHARE * m of them), else None; the distinct values per feature rule most subsets out
+        without looking at the rows."""
         inst = self.instance
         if self.backend != "smo" or not key:
             return None
@@ -201,11 +201,7 @@ class AlphaSubproblem:
         last = self._last_groups   # one read: another thread may replace the pair (solves from a thread pool)
         if last[0] == key:   # asked twice in a row (enumeration's opened solves, then the solve)
             return last[1]
-        if self.row_keys().more_distinct_than(key, GROUP_SHARE * inst.m):   # a proof, 10x cheaper than the sort
-            groups = None
-        else:
-            groups = duplicate_groups(inst.X[:, list(key)], inst.y)
-            groups = groups if len(groups[0]) <= GROUP_SHARE * inst.m else None
+        groups = self.row_keys().groups(key, GROUP_SHARE * inst.m)
         self._last_groups = (key, groups)
         return groups
 

@@ -608,6 +608,44 @@ def _smo(K, y, U, alpha, grad, tol, max_iter, shrinking, above, below, Kc, newto
     return it, pruned, value
 
 
+@njit(cache=True, nogil=True)
+def _grouped_smo(K, y, C, alpha, first, label, grad, have_grad, tol, max_iter, shrinking, above, below, Kc,
+                 newton_gap):  # pragma: no cover - compiled
+    """:func:`_smo` over the duplicate-row groups (first, label) of K's rows (the module docstring): (iterations,
+    pruned, f tracked), alpha overwritten with the rows' alpha_i = s_g / n_g (C where the group is at its bound).
+    ``grad``: Q alpha - e when ``have_grad``, else a work vector of size m. An early stop SMO would make before its
+    first step is decided on the full problem, with no gather (alpha then unchanged); the groups' start gradient
+    is then the one of a solve without the stop. ``Kc``: a work matrix of at least the groups' size."""
+    m, G = y.shape[0], first.shape[0]
+    if above < np.inf or below > -np.inf:
+        if not have_grad:
+            _full_gradient(K, y, alpha, grad)
+        pruned, value = _decided_at_start(y, np.full(m, C), alpha, grad, above, below)
+        if pruned:
+            return 0, True, value
+    counts, sums = np.zeros(G), np.zeros(G)
+    for i in range(m):
+        counts[label[i]] += 1.0
+        sums[label[i]] += alpha[i]
+    upper = C * counts
+    for g in range(G):
+        sums[g] = min(sums[g], upper[g])
+    Kg, yg, gg = np.empty((G, G)), np.empty(G), np.empty(G)
+    _gather(K, first, G, Kg)
+    for g in range(G):
+        yg[g] = y[first[g]]
+    if have_grad:
+        for g in range(G):
+            gg[g] = grad[first[g]]
+    else:
+        _full_gradient(Kg, yg, sums, gg)
+    iters, pruned, value = _smo(Kg, yg, upper, sums, gg, tol, max_iter, shrinking, above, below, Kc, newton_gap)
+    for i in range(m):   # a group at its bound n_g C gives its rows C exactly (n_g C / n_g may round below C)
+        g = label[i]
+        alpha[i] = C if sums[g] >= upper[g] else min(sums[g] / counts[g], C)
+    return iters, pruned, value
+
+
 def _work_matrix(m: int) -> np.ndarray:
     """An m x m float array for :func:`_smo`'s active block: a view of this thread's kept buffer when m^2 <=
     WORK_KEEP (no new pages to fault in per solve), else a new array."""
@@ -645,7 +683,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
     ``alpha0`` must be feasible (y'a = 0, 0 <= a <= C); it is projected with :func:`feasible_start`.
     ``grad0``: Q alpha0 - e when the caller has it (:class:`~minlp_fs.alpha.neighbours.NeighbourGrams`);
     it is used only if ``alpha0`` needed no projection, and then overwritten.
-    ``groups``: :func:`duplicate_groups` of the rows' inputs and labels; with at most GROUP_SHARE * m
+    ``groups``: :func:`.row_groups.duplicate_groups` of the rows' inputs and labels; with at most GROUP_SHARE * m
     groups the dual is solved over the groups (see the module's docstring) and alpha_i = s_g / n_g is returned.
     ``newton``: Newton steps on the face once the KKT gap is below NEWTON_GAP (:func:`_newton_face`).
     """
@@ -658,29 +696,11 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
     y = np.ascontiguousarray(y, dtype=np.float64)
     have_grad = grad0 is not None and alpha0 is not None and np.array_equal(alpha, alpha0)
     if groups is not None and len(groups[0]) <= GROUP_SHARE * m:
-        first, label = groups
-        if np.isfinite(above) or np.isfinite(below):
-            # an early stop SMO would make before its first step costs no gather: decided on the full problem
-            # (with a gradient of its own: the groups' start gradient stays the one of a solve without the stop)
-            full_grad = grad0 if have_grad else np.empty(m)
-            if not have_grad:
-                _full_gradient(K, y, alpha, full_grad)
-            pruned, value = _decided_at_start(y, np.full(m, float(C)), alpha, full_grad, float(above),
-                                              float(below))
-            if pruned:
-                return SmoResult(alpha, 0, True, value)
-        counts = np.bincount(label, minlength=len(first)).astype(np.float64)
-        upper = C * counts
-        sums = np.minimum(np.bincount(label, weights=alpha, minlength=len(first)), upper)
-        Kg, yg = np.empty((len(first), len(first))), y[first]
-        _gather(K, first, len(first), Kg)
-        grad = np.ascontiguousarray(grad0[first], dtype=np.float64) if have_grad else np.empty(len(first))
-        if not have_grad:
-            _full_gradient(Kg, yg, sums, grad)
-        iters, pruned, value = _smo(Kg, yg, upper, sums, grad, float(tol), max_iter, shrinking, float(above),
-                                    float(below), _work_matrix(len(first)), newton_gap)
-        # a group at its bound n_g C gives its rows C exactly (n_g C / n_g may round below C)
-        alpha = np.where(sums >= upper, C, np.minimum(sums / counts, C))[label]
+        first, label = (np.ascontiguousarray(a, dtype=np.int64) for a in groups)
+        grad = np.ascontiguousarray(grad0, dtype=np.float64) if have_grad else np.empty(m)
+        iters, pruned, value = _grouped_smo(K, y, float(C), alpha, first, label, grad, have_grad, float(tol), max_iter,
+                                            shrinking, float(above), float(below), _work_matrix(len(first)),
+                                            newton_gap)
     else:
         if have_grad:
             grad = np.ascontiguousarray(grad0, dtype=np.float64)
@@ -691,75 +711,6 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
                                     float(above), float(below), _work_matrix(m), newton_gap)
     return SmoResult(alpha, int(iters), bool(pruned), float(value),
                      hit_iteration_limit=not pruned and int(iters) >= max_iter)
-
-
-def duplicate_groups(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(first, label) for :func:`smo_solve`: label[i] numbers the distinct pairs (x_i, y_i) (rows of
-    ``X``, exactly equal), first[g] is the first row of group g, ascending (the groups' Gram is then
-    gathered in memory order)."""
-    Z = np.ascontiguousarray(np.column_stack([X, y]), dtype=np.float64) + 0.0  # -0.0 -> 0.0
-    rows = Z.view(np.dtype((np.void, Z.dtype.itemsize * Z.shape[1]))).ravel()
-    _, first, label = np.unique(rows, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return first[order], rank[label.ravel()]
-
-
-class RowKeys:
-    """The rows of an instance as bits, for :func:`_more_distinct_rows_than`: ``bits[j, i]`` is the int64 bit pattern
-    of X[i, j] + 0.0 (-0.0 and 0.0 alike, as :func:`duplicate_groups` counts them), ``labels[i]`` y_i's."""
-
-    def __init__(self, X: np.ndarray, y: np.ndarray):
-        self.bits = np.ascontiguousarray((np.asarray(X, dtype=np.float64) + 0.0).T).view(np.int64)
-        self.labels = (np.asarray(y, dtype=np.float64) + 0.0).view(np.int64)
-
-    def table(self) -> np.ndarray:
-        """Scratch space to count in: 2^ceil(log2(2 m)) slots (a caller's own: the count overwrites it)."""
-        return np.empty(1 << max(1, int(2 * self.labels.size - 1).bit_length()), dtype=np.uint64)
-
-    def more_distinct_than(self, columns, cap: float) -> bool:
-        """Whether the rows (x_S, y) of ``columns`` S take more than ``cap`` distinct values (a proof; False may
-        also mean a hash collision hid one: ask :func:`duplicate_groups`)."""
-        cols = np.asarray(columns, dtype=np.int64)
-        return bool(_more_distinct_rows_than(self.bits, self.labels, cols, 0, cols.size, float(cap), self.table()))
-
-
-@njit(cache=True, nogil=True)
-def _mix(z):  # pragma: no cover - compiled
-    """splitmix64's finaliser (every input bit moves every output bit: +-1 labels and signed data whose rows
-    differ by their signs alone do not collide, as they did with one multiply-xor per word)."""
-    z = z + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, nogil=True)
-def _more_distinct_rows_than(bits, labels, cols, first, stop, cap, table):  # pragma: no cover - compiled
-    """True once more than ``cap`` distinct hashes of the rows (x_S, y_i), S = cols[first:stop], are counted
-    (an open-addressing table of hashes). Equal rows hash alike, so the hashes are at most as many as the
-    distinct rows: True proves more than ``cap`` distinct rows; False is not a proof (a collision may merge
-    two). O(m |S|), no sort: the question :meth:`AlphaSubproblem.groups` asks before sorting the rows."""
-    m = labels.shape[0]
-    mask = np.uint64(table.shape[0] - 1)
-    table[:] = 0
-    count = 0
-    for i in range(m):
-        h = _mix(np.uint64(labels[i]))
-        for p in range(first, stop):
-            h = _mix(h ^ np.uint64(bits[cols[p], i]))   # h mixed, the word not: no two words cancel
-        if h == 0:
-            h = np.uint64(1)
-        slot = h & mask
-        while table[slot] != 0 and table[slot] != h:
-            slot = (slot + np.uint64(1)) & mask
-        if table[slot] == 0:
-            table[slot] = h
-            count += 1
-            if count > cap:
-                return True
-    return False
 
 
 def feasible_start(alpha0: np.ndarray | None, y: np.ndarray, C: float) -> np.ndarray:

@@ -14,8 +14,8 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      stopped early once proven worse than the incumbent (its score is then bounded by the
      incumbent's); lazily: a probe whose parent probe g(I_parent + j) already reaches the incumbent
      is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
-     tolerance (PROBE_TOL) and bound by weak duality (on a binary instance's rows every probe is solved in
-     compiled chunks, :mod:`.probe_solves`), and those whose bracket [-P, f] straddles the incumbent in its upper
+     tolerance (PROBE_TOL) and bound by weak duality (on a binary instance every probe is solved in compiled
+     chunks, :mod:`.probe_solves`), and those whose bracket [-P, f] straddles the incumbent in its upper
      part are continued to a tighter tolerance (TIGHTEN_TOL, TIGHTEN_SHARE, ``_tighten``); probes of size B are
      exact and offered as incumbents. Every probe of a binary instance is solved over the subset's duplicate rows
      where they are few (``AlphaSubproblem.groups``: German's categorical features), its kernel matrix built from
@@ -318,17 +318,18 @@ class _Search:
                     for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
 
     def _batch(self, node: _Node, grams, solve: list, groups: dict, warm, incumbent) -> dict:
-        """:func:`.probe_solves.solve_probes` of the probes that a binary instance solves on its rows (no duplicate-row
-        groups) from the node's base, at the node's tolerance (:meth:`_qp`): {j: (exact, alpha, f, -P) or None};
-        {} otherwise."""
+        """:func:`.probe_solves.solve_probes` of the probes of a binary instance from the node's base, over their
+        duplicate-row ``groups``, at the node's tolerance (:meth:`_qp`): {j: (exact, alpha, f, -P) or None}; {}
+        otherwise."""
         oracle = self.loose_qp if node.need > 1 else self.qp
-        plain = [j for j in solve if self._compiled(groups[j], oracle)]
-        return solve_probes(grams, plain, warm, oracle, incumbent, self._check_time) if plain else {}
+        if not (solve and self._compiled(oracle)):
+            return {}
+        return solve_probes(grams, solve, warm, oracle, incumbent, self._check_time,
+                            groups={j: groups[j]["groups"] for j in solve})
 
-    def _compiled(self, groups: dict, oracle) -> bool:
-        """A probe :mod:`.probe_solves` solves: a binary instance's, on its rows (``groups``: :meth:`_groups`, no
-        duplicate-row groups), by SMO."""
-        return self.binary and groups["groups"] is None and oracle.backend == "smo"
+    def _compiled(self, oracle) -> bool:
+        """Whether :mod:`.probe_solves` solves the probes: a binary instance's, by SMO."""
+        return self.binary and oracle.backend == "smo"
 
     def _tighten(self, node: _Node, grams, groups: dict, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
         """Paper sense: re-solve to TIGHTEN_TOL the loose probes that could reach the incumbent.
@@ -366,12 +367,13 @@ class _Search:
 
     def _tighten_one(self, j, grams, groups: dict, warm, incumbent, at_incumbent) -> tuple:
         """(exact, alpha, score bound) of probe j continued to TIGHTEN_TOL from ``warm`` (:meth:`_tighten`), in a
-        compiled chunk on a binary instance's rows (:mod:`.probe_solves`), else by the oracle. Stopped early, it is
+        compiled chunk on a binary instance (:mod:`.probe_solves`), else by the oracle. Stopped early, it is
         lifted (g proven worse than the incumbent: the incumbent's score), unless (binary instances) the tracked
         f(alpha) < incumbent, SMO's own test, proved g below it; -P at alpha is then the bound, as at the tolerance."""
         found = None
-        if self._compiled(groups, self.tighten_qp):
-            found = solve_probes(grams, [j], warm, self.tighten_qp, incumbent, self._check_time, incumbent)[j]
+        if self._compiled(self.tighten_qp):
+            found = solve_probes(grams, [j], warm, self.tighten_qp, incumbent, self._check_time, incumbent,
+                                 {j: groups["groups"]})[j]
         if found is not None:
             exact, alpha, value, lower = found
         else:

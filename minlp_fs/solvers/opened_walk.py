@@ -20,7 +20,8 @@ import numpy as np
 from numba import njit
 
 from ..alpha.opening import OPENING_STEPS, _poly_opening
-from ..alpha.smo import GROUP_SHARE, START_SLACK, _more_distinct_rows_than, feasible_start
+from ..alpha.row_groups import _more_distinct_rows_than
+from ..alpha.smo import GROUP_SHARE, START_SLACK, feasible_start
 from ..kernels import _poly_swap_gradient
 from .revolving_door import start_state, successor
 
