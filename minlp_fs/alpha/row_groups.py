@@ -9,9 +9,9 @@ hash hit confirmed by comparing the rows, so the answer is exact: tests/test_alp
 the rows), and stops as soon as more than a cap of groups is found, where the groups would not be used. It replaced
 a hashed count of the distinct rows followed by np.unique's sort where the count did not exceed the cap: on
 Cleveland, whose categorical features make a third of its paper-sense probes' subsets repeat rows, 84 us a subset
-by the sort. Enumeration's compiled walk
-(:mod:`minlp_fs.solvers.opened_walk`) asks only whether there are more than the cap
-(:func:`_more_distinct_rows_than`, whose False it confirms by the oracle's groups).
+by the sort, about 7 us by the pass (m = 297). Enumeration's compiled walk (:mod:`minlp_fs.solvers.opened_walk`) asks
+only whether there are more than the cap (:func:`_more_distinct_rows_than`, whose False it confirms by the oracle's
+groups).
 """
 from __future__ import annotations
 
@@ -94,6 +94,7 @@ def _more_distinct_rows_than(bits, labels, cols, first, stop, cap, table):  # pr
 
 @njit(cache=True, nogil=True)
 def _same_row(bits, labels, cols, a, b):  # pragma: no cover - compiled
+    """Whether rows a and b are equal on (x_S, y), S = cols, bit for bit."""
     if labels[a] != labels[b]:
         return False
     for p in range(cols.shape[0]):
