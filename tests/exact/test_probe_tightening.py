@@ -93,3 +93,18 @@ def test_settled_probes_occur_on_the_same_tree():
         assert (res.info["nodes"], res.info["qps"]) == (plain.info["nodes"], plain.info["qps"])
         assert close(res.objective, plain.objective)
     assert settled > 0
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly5"])
+def test_b_subset_probes_stop_against_the_incumbent_of_their_time(kernel):
+    """B = 1: the root's probes are the B-subsets themselves, and without a starting incumbent one expansion's
+    incumbent would be none, every probe solved to the tolerance. Each probe is stopped against the incumbent found
+    by the node's earlier probes instead: some stop early, and the optimum is enumeration's."""
+    stopped = 0
+    for seed in range(3):
+        inst = random_instance(seed, 40, 8, 1, kernel, "paper")
+        res = solve(inst, "bnb", incumbent="none")
+        assert res.certified and close(res.objective, solve(inst, "enumerate").objective)
+        assert res.info["qps"] == inst.n
+        stopped += res.info["qps_stopped_early"]
+    assert stopped > 0
