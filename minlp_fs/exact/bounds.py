@@ -18,7 +18,7 @@ These bounds are proven here:
   so g(S) >= max_{j in R} g(I + j) >= the |R|-th smallest g(I + j) over any W containing R.
   Any lower bound of g(I + j) may stand for it: the search solves the probes of inner nodes to a
   loose KKT tolerance and uses the weak-duality bound of :func:`primal_lower_bound` (hinge bias), re-solving
-  tightly only those whose bracket [-P, f] straddles the incumbent (search._Search._tighten).
+  tightly only those whose bracket [-P, f] straddles the incumbent (paper_probes.PaperProbes._tighten).
   (In the fit sense monotonicity only gives g(S) <= g(I u F), used as is by the search.)
 * **fixed-alpha pair** (:class:`FixedAlphaQuadratic`, :func:`pair_bounds`; fit sense, degree-2 polynomial
   kernels with c >= 0): with v = alpha * y and u = X'v, V = X' diag(v) X (over the rows),

@@ -1,6 +1,6 @@
 """A node's probe QPs in compiled loops (paper sense, binary instances, polynomial kernels).
 
-:meth:`~.search._Search._expand_probes` solves the probe I + j of every free j of a node (of an inner node to
+:meth:`~.paper_probes.PaperProbes._expand_probes` solves the probe I + j of every free j of a node (of an inner node to
 PROBE_TOL), warm-started from the alpha of I and stopped early once proven worse than the incumbent, and keeps the
 bracket -P(alpha_j) <= g(I + j) <= f(alpha_j) of each inner probe solved to the tolerance. One probe is one pass over
 the node's base (:func:`.probe_gram._poly_plus_outer`), the warm start's gradient, SMO's steps

@@ -10,8 +10,8 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
 3. A node holding one subset is solved (warm-started SMO, stopped early once duality proves it worse
    than the incumbent). Otherwise it is expanded (polynomial kernels, c >= 0):
 
-   * paper sense (min g): the probe QP g(I + j) of every free j, warm-started from the alpha of I and
-     stopped early once proven worse than the incumbent (its score is then bounded by the
+   * paper sense (min g), :mod:`.paper_probes`: the probe QP g(I + j) of every free j, warm-started from the
+     alpha of I and stopped early once proven worse than the incumbent (its score is then bounded by the
      incumbent's); lazily: a probe whose parent probe g(I_parent + j) already reaches the incumbent
      is not solved (monotone g: it can only be larger); probes of inner nodes are solved to a loose
      tolerance (PROBE_TOL) and bound by weak duality (on a binary instance every probe is solved in compiled
@@ -21,9 +21,8 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      incumbents, best first, each stopped against the incumbent of its time. Every probe of a binary instance is
      solved over the subset's duplicate rows where they are few (``AlphaSubproblem.groups``: German's categorical
      features), its kernel matrix built from the node's base X_I X_I' (:class:`.probe_gram.ProbeGrams`). Children
-     are ordered by probe value,
-     smallest first, and child t gets the probe bound max(g(I + j_t), the need-th smallest probe over
-     order[t:]) (:func:`.bounds.probe_bounds`).
+     are ordered by probe value, smallest first, and child t gets the probe bound max(g(I + j_t), the need-th
+     smallest probe over order[t:]) (:func:`.bounds.probe_bounds`).
    * fit sense (max g): one QP of the universe U = I u F (every subset of the node lies in U, so g(U) bounds
      them), warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
      (the node is then pruned); otherwise f(alpha, U) >= g(U) at the alpha reached, solved to PROBE_TOL and
@@ -69,7 +68,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -78,10 +76,9 @@ from ..alpha import DEFAULT_TOL, AlphaSubproblem
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from . import tree
-from .bounds import bnb_bounds, fit_split, instance_lower_bound, monotone, probe_bounds, relaxed_gram
+from .bounds import bnb_bounds, fit_split, instance_lower_bound, monotone, relaxed_gram
 from .certificate import Recorder
-from .probe_gram import ProbeGrams
-from .probe_solves import solve_probes
+from .paper_probes import TIGHTEN_TOL, PaperProbes
 
 #: seconds between two refreshes of the global bound (trace, progress bar)
 REFRESH_S = 0.5
@@ -90,19 +87,6 @@ REFRESH_S = 0.5
 #: Measured on Parkinsons poly3/poly2 paper B=6 (CPU s): 0.80/0.83 at 1e-4, 0.59/0.64 at 3e-4,
 #: 0.48/0.64 at 1e-3, 0.56/0.81 at 3e-3 (looser bounds, more nodes); 1.7/1.6 with exact probes
 PROBE_TOL = 1e-3
-#: KKT tolerance a straddling loose probe is continued to (``_tighten``). Measured (CPU s, nodes) on Parkinsons
-#: poly2 paper B=6: 0.53 s, 487 nodes without tightening; 0.91 s, 163 at the search's tolerance; 0.62 s, 228 at
-#: 1e-4; 0.61 s, 320 at 3e-4. German poly3 paper B=6: 349 nodes without, 235 at 1e-4, same wall time
-TIGHTEN_TOL = 1e-4
-#: a straddling probe is tightened only when the incumbent lies in the upper part of its bracket [score, f]:
-#: f - incumbent >= TIGHTEN_SHARE (f - score). Measured on Parkinsons paper poly2/poly3 B = 6: of 444/238 tightened
-#: probes, those with f - incumbent < 0.2 (f - score) were lifted to the incumbent 0 times in 80/63 (the dual value f
-#: converges faster than -P: g lies near f), below 0.4 1 in 141 / 8 in 107, above 0.7 107 in 140 / 52 in 53. CPU s,
-#: share 0 / 0.2 / 0.3 / 0.4 / 0.5 (before the better_than stop): poly2 0.55 / 0.43 / 0.42 / 0.41 / 0.39, poly3
-#: 0.33 / 0.26 / 0.25 / 0.26 / 0.27, poly5 0.26 / 0.23 / 0.23 / 0.23 / 0.23; B = 7: poly2 0.51 -> 0.35 at 0.3; B = 10,
-#: 11 and other datasets' paper sense the same trees and times (they tighten little). With it, 0.2 / 0.3 / 0.4 / 0.5:
-#: poly2 B = 6 0.36 / 0.34 / 0.33 / 0.32, poly3 0.21 / 0.20 / 0.21 / 0.22, poly2 B = 7 0.31 / 0.30 / 0.31 / 0.28
-TIGHTEN_SHARE = 0.3
 
 #: fit sense: SMO steps the QP of a node's universe U takes at most (at PROBE_TOL); its bound is f(alpha, U) >= g(U)
 #: at the alpha reached. German poly5 fit B = 6: the universes that prune stop at a median of 184 steps (mean 242),
@@ -111,20 +95,7 @@ TIGHTEN_SHARE = 0.3
 UNIVERSE_STEPS = 1000
 
 
-@dataclass
-class _Node:
-    fixed: tuple
-    free: tuple
-    need: int
-    bound: float                 # every subset of the node has score >= bound
-    alpha: np.ndarray | None     # a feasible alpha (warm start): of I (paper), of the parent's universe (fit)
-    lower: dict | None = None    # paper sense: {j: a lower bound of the score of probe I + j} for every free j (lazy
-    #                              probes): the parent's probe scores, one dict shared by its children
-    universe: tuple | None = None  # fit sense: (score bound, exact, alpha, None) of I u F when known (first child)
-    relaxed: np.ndarray | None = None  # fit sense: the parent's relaxed alpha (warm start of the relaxed QP, of a leaf)
-
-
-class _Search:
+class _Search(PaperProbes):
     """One search of the tree for a :class:`~minlp_fs.exact.bnb.BranchAndBound` and its run (module docstring);
     :mod:`.parallel` runs the same loop (:meth:`start`, :meth:`search_nodes`, :meth:`finish`) on subtrees."""
 
@@ -140,8 +111,8 @@ class _Search:
         self.tighten_qp = AlphaSubproblem(inst, tol=max(TIGHTEN_TOL, self.qp.tol), cache=False)
         self.inc = run.incumbent
         self.deadline = run.deadline
-        self.stack: list[_Node] = []
-        self.current: _Node | None = None
+        self.stack: list[tree.Node] = []
+        self.current: tree.Node | None = None
         self.last_alpha = None
         self.counts = {"nodes": 0, "expanded": 0, "leaves": 0, "pruned_bound": 0, "pruned_children": 0,
                        "pruned_universe": 0, "pruned_marginal": 0, "probes_skipped": 0, "probes_tightened": 0,
@@ -230,7 +201,7 @@ class _Search:
         self._count([result])
         return result
 
-    def _leaf(self, node: _Node) -> None:
+    def _leaf(self, node: tree.Node) -> None:
         subset = tree.leaf_subset(node.fixed, node.free, node.need)
         warm = next((a for a in (node.relaxed, node.alpha, self.last_alpha) if a is not None), None)
         score, exact, alpha, value = self._solve(self.inst.gram(subset), warm)
@@ -252,196 +223,23 @@ class _Search:
         self.counts["pruned_children"] += len(children) - len(kept)
         self.stack.extend(reversed(kept))
 
-    def _split_plain(self, node: _Node) -> None:
+    def _split_plain(self, node: tree.Node) -> None:
         """No bound holds (Gaussian kernel, paper sense; or ``marginal=False``): split in index order, children
         inherit the node's bound."""
         order = node.free
-        self._push([_Node(f, F, node.need - 1, node.bound, node.alpha)
+        self._push([tree.Node(f, F, node.need - 1, node.bound, node.alpha)
                     for _, f, F in tree.split(node.fixed, node.free, node.need, order)])
         if self.recorder:
             self.recorder.split(node.fixed, node.free, node.need, order)
 
-    def _expand_probes(self, node: _Node) -> None:
-        """Paper sense: the probe QP g(I + j) of every free j; children ordered by probe, probe bounds.
-
-        Lazy probes: ``node.lower[j]`` is the parent's probe score of I_parent + j, a subset of I + j,
-        so (monotone g) a lower bound of this probe's score; a probe whose lower bound already reaches
-        the incumbent is not solved (its score bound is the lower bound: :func:`.bounds.probe_bounds`
-        needs lower bounds only). Such a probe would have stopped early against the incumbent: every
-        child it could bound is pruned either way, so skipping it changes no decision.
-
-        Settled probes (compiled chunks, inner nodes): a probe also stops once SMO's tracked f(alpha) proves
-        g(I + j) below the node's bound b (:meth:`_settled`), its score then -P at the alpha reached. Child t's bound
-        is max(b, score of order[t], the need-th smallest score over order[t:]) (:func:`.bounds.probe_bounds`), and
-        any two lower bounds of a probe below b give it the same value: the count of scores below b and the
-        scores above it are unchanged, so every child bound is, for the same order; the children's lazy probes skip
-        only scores at the incumbent, above b. Only the order among the probes below b can differ (their scores are
-        rougher), which changes no bound's validity. Cleveland paper B = 6 (m = 297, whose probes often fall below
-        their node's bound): poly2/poly3/poly5 22.8/23.9/50.7 -> 20.8/21.2/41.0 ms with the same nodes and QPs;
-        Parkinsons poly2/poly3 the same trees and times. (Stopping them higher, at b + theta (incumbent - b), changes
-        the child bounds: theta = 0.25/0.5/0.75 took Cleveland poly5 to 37.8/32.9/23.3 ms but Parkinsons poly3 from
-        0.17 to 0.24/0.27/0.25 s with 1.5-1.7x the QPs.)
-        """
-        incumbent = self._prune_value()  # every inner probe prunes against it: the same tree for any n_jobs
-        at_incumbent = self._prune_at()
-        warm = node.alpha if node.alpha is not None else self.last_alpha
-        lower = node.lower or {}
-        solve = [j for j in node.free if lower.get(j, -np.inf) < at_incumbent]
-        if node.need == 1:   # B-subsets, best first by their parent probe's score (:meth:`_subset_probe`)
-            solve.sort(key=lambda j: (lower.get(j, -np.inf), j))
-        grams = ProbeGrams(self.inst, node.fixed) if solve else None
-        upper = {}  # loose probes at PROBE_TOL: score of f(alpha_j, I + j) >= g(I + j) (SMO's tracked f), for _tighten
-        groups = {}  # each probe's duplicate-row groups (_groups), reused by _tighten
-
-        for j in solve:
-            groups[j] = self._groups(tree.probe_set(node.fixed, j))
-        batch = self._batch(node, grams, solve, groups, warm, incumbent) if node.need > 1 else {}
-
-        def probe(j):
-            if node.need == 1:
-                return self._subset_probe(node, grams, j, groups[j], warm)
-            if batch.get(j) is not None:   # solved in a compiled chunk, as below
-                exact, alpha, value, bound = batch[j]
-                if not exact and bound is not None:   # settled: stopped below the node's bound, -P its score bound
-                    upper[j] = self.inst.score(value)
-                    self.counts["probes_settled"] += 1
-                    return self._finite(self.inst.score(bound)), False, alpha, None
-                if not exact:
-                    return self.inst.score(incumbent), False, alpha, None
-                upper[j] = self.inst.score(value)
-                return self._finite(self.inst.score(bound)), True, alpha, None
-            self._check_time()
-            stats = {}
-            result = self._qp(grams.gram(j), warm, incumbent, loose=True, groups=groups[j], stats=stats)
-            if result[1]:
-                upper[j] = self.inst.score(stats["value"])
-            return result
-
-        results = [probe(j) for j in solve]
-        self._count(results)
-        self.counts["probes_skipped"] += len(node.free) - len(solve)
-        scores = {j: lower[j] for j in node.free if j not in solve}
-        alphas, values = dict.fromkeys(scores), dict.fromkeys(scores)
-        for j, (score, exact, alphas[j], values[j]) in zip(solve, results):
-            scores[j] = max(score, lower.get(j, -np.inf))
-        if node.need > 1:
-            self._tighten(node, grams, groups, upper, scores, alphas, incumbent)
-        order = sorted(node.free, key=lambda j: (scores[j], j))
-        if self.recorder:
-            self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
-        bounds = probe_bounds(scores, order, node.need, node.bound)
-        # every child reads its probes' lower bounds from the one dict of the node's scores (none writes to it)
-        self._push([_Node(f, F, node.need - 1, bounds[t], alphas[order[t]], scores)
-                    for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
-
-    def _batch(self, node: _Node, grams, solve: list, groups: dict, warm, incumbent) -> dict:
-        """:func:`.probe_solves.solve_probes` of an inner node's probes on a binary instance from the node's base, over
-        their duplicate-row ``groups``, at PROBE_TOL (:meth:`_qp`): {j: (exact, alpha, f, -P) or None}; {}
-        otherwise."""
-        if not (solve and self._compiled(self.loose_qp)):
-            return {}
-        return solve_probes(grams, solve, warm, self.loose_qp, incumbent, self._check_time,
-                            self._settled(node), groups={j: groups[j]["groups"] for j in solve})
-
-    def _subset_probe(self, node: _Node, grams, j, groups: dict, warm) -> tuple:
-        """(score, exact, alpha, value) of the probe I + j of a node of need 1, a B-subset: solved (compiled on a
-        binary instance, :mod:`.probe_solves`) to the search's tolerance, stopped early against the incumbent of
-        its time, and offered as the incumbent. The node's probes come best first (by their parent probe's score):
-        a better B-subset found by one stops the later ones early, where one incumbent for the whole expansion let
-        them run to the tolerance (Cleveland paper poly2 B = 6: a B-subset 350 above the optimum took 5,201 SMO steps
-        after the optimum was found in the same node). The node's children are these B-subsets, every one of them
-        pruned by its own score (exact, or the incumbent's after an early stop), so the tree is the same."""
-        incumbent = self._prune_value()
-        found = None
-        if self._compiled(self.qp):
-            found = solve_probes(grams, [j], warm, self.qp, incumbent, self._check_time,
-                                 groups={j: groups["groups"]})[j]
-        if found is None:   # handed back, or not compiled: the oracle's solve (its value by the one objective)
-            self._check_time()
-            score, exact, alpha, value = self._qp(grams.gram(j), warm, incumbent, groups=groups)
-        else:
-            exact, alpha = found[:2]
-            value = self.inst.gram_objective(alpha, grams.gram(j)) if exact else None   # by the one objective
-            score = self._finite(self.inst.score(value)) if exact else self.inst.score(incumbent)
-        if exact:
-            self.inc.offer(value, tree.probe_set(node.fixed, j), alpha, "bnb")
-        return score, exact, alpha, value
-
-    def _settled(self, node: _Node):
-        """The value below which an inner node's probe is settled (:meth:`_expand_probes`): the node's bound; None
-        for a node of B-subset probes (need 1: their values are wanted) or without a finite bound."""
-        return self.inst.sign * node.bound if node.need > 1 and np.isfinite(node.bound) else None
-
-    def _compiled(self, oracle) -> bool:
-        """Whether :mod:`.probe_solves` solves the probes: a binary instance's, by SMO."""
-        return self.binary and oracle.backend == "smo"
-
-    def _tighten(self, node: _Node, grams, groups: dict, upper: dict, scores: dict, alphas: dict, incumbent) -> None:
-        """Paper sense: re-solve to TIGHTEN_TOL the loose probes that could reach the incumbent.
-
-        A loose probe j (a key of ``upper``: solved to PROBE_TOL, not stopped early) has the bracket
-        -P(alpha_j) <= g(I + j) <= f(alpha_j, I + j) = ``upper[j]`` (weak duality; g is a minimum over alpha). Sorted,
-        child t's bound is the (t + need)-th smallest score (:func:`.bounds.probe_bounds`), so the node keeps
-        max(0, #{j: score_j < incumbent} - need + 1) children, and every probe lifted to the incumbent
-        removes one while at least ``need`` scores stay below it. A probe can be lifted only when its
-        bracket straddles the incumbent's score (f(alpha_j) < incumbent proves g(I + j) below it). Those whose
-        incumbent lies in the bracket's upper part (f - incumbent >= TIGHTEN_SHARE (f - score): g lies near f, and
-        the others were almost never lifted) are continued from alpha_j (``grams``: the node's
-        :class:`.probe_gram.ProbeGrams`) by the SMO at TIGHTEN_TOL over the probe's duplicate-row ``groups`` (those
-        of its loose solve), stopped early once proven worse than ``incumbent`` (the score bound is then the
-        incumbent's score, as for any early stop) or, for a binary instance, once f(alpha) < incumbent proves that it
-        cannot be lifted (``better_than``: g is below the incumbent), else bound by -P at the tighter alpha; the score
-        kept is the larger of the two lower bounds, with its alpha (the certificate's replay recomputes -P there).
-        Highest loose bound first: the likeliest to be lifted. Measured: fewer nodes on every instance
-        tried, CPU time within about 20 % either way (benchmarks/RESULTS.md, bench_bnb_paper).
-        """
-        at_incumbent = np.inf if incumbent is None else self.inst.score(incumbent)
-        below = sum(s < at_incumbent for s in scores.values())
-        straddling = [j for j in upper if scores[j] < at_incumbent <= upper[j]
-                      and upper[j] - at_incumbent >= TIGHTEN_SHARE * (upper[j] - scores[j])]
-        for j in sorted(straddling, key=lambda j: -scores[j]):
-            if below < node.need:
-                break
-            exact, alpha, score = self._tighten_one(j, grams, groups[j], alphas[j], incumbent, at_incumbent)
-            self.counts["qps"] += 1
-            self.counts["probes_tightened"] += 1
-            self.counts["qps_stopped_early"] += not exact
-            if score > scores[j]:
-                scores[j], alphas[j] = score, alpha
-            below -= scores[j] >= at_incumbent
-
-    def _tighten_one(self, j, grams, groups: dict, warm, incumbent, at_incumbent) -> tuple:
-        """(exact, alpha, score bound) of probe j continued to TIGHTEN_TOL from ``warm`` (:meth:`_tighten`), in a
-        compiled chunk on a binary instance (:mod:`.probe_solves`), else by the oracle. Stopped early, it is
-        lifted (g proven worse than the incumbent: the incumbent's score), unless (binary instances) the tracked
-        f(alpha) < incumbent, SMO's own test, proved g below it; -P at alpha is then the bound, as at the tolerance."""
-        found = None
-        if self._compiled(self.tighten_qp):
-            found = solve_probes(grams, [j], warm, self.tighten_qp, incumbent, self._check_time, incumbent,
-                                 {j: groups["groups"]})[j]
-        if found is not None:
-            exact, alpha, value, lower = found
-        else:
-            self._check_time()
-            K = grams.gram(j)
-            stats = {}
-            alpha, exact = self.tighten_qp.solve_gram(K, warm, incumbent, stats=stats, **groups,
-                                                      **self._better_than(incumbent))
-            value = stats["value"]
-        if not exact and self.inst.score(value) >= at_incumbent:   # lifted
-            return exact, alpha, self.inst.score(incumbent)
-        if found is None:
-            lower = instance_lower_bound(self.inst, K, alpha)
-        return exact, alpha, self.inst.score(lower)
-
-    def _universe_gram(self, node: _Node) -> np.ndarray:
+    def _universe_gram(self, node: tree.Node) -> np.ndarray:
         """K_U of the node's universe U = I u F by one BLAS product X_U X_U' and the kernel's power, not
         ``Instance.gram``'s entrywise pass (bit for bit the formula, which the heuristics' SMO paths need; a bound
         does not): at m = 1,000 and |U| = 12-20, 0.8-0.9 ms against 1.4-1.9 ms."""
         k = self.inst.kernel
         return k.apply(k.base(self.inst.X, tree.universe(node.fixed, node.free)))
 
-    def _expand_fit(self, node: _Node) -> None:
+    def _expand_fit(self, node: tree.Node) -> None:
         """Fit sense: f(alpha, U) >= g(U) at the universe's capped QP bounds the node (monotone kernels); at the relaxed
         alpha, fixed-alpha bounds order and bound every child (the Gaussian kernel: the chords only)."""
         warm = node.alpha if node.alpha is not None else self.last_alpha
@@ -461,11 +259,11 @@ class _Search:
                 order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need, self._score_inc())
                 for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):
                     self.counts["pruned_marginal"] += b >= self._prune_at() > bound
-                    children.append(_Node(f, F, node.need - 1, max(bound, b), alpha if self.probes else at,
+                    children.append(tree.Node(f, F, node.need - 1, max(bound, b), alpha if self.probes else at,
                                           universe=known if t == 0 else None, relaxed=at))
             else:
                 order = node.free
-                children = [_Node(f, F, node.need - 1, bound, alpha)
+                children = [tree.Node(f, F, node.need - 1, bound, alpha)
                             for _, f, F in tree.split(node.fixed, node.free, node.need, order)]
         else:
             self.counts["pruned_universe"] += 1
@@ -474,7 +272,7 @@ class _Search:
             self.recorder.fit(node.fixed, node.free, node.need, at, order, self.method.marginal)
         self._push(children)
 
-    def _process(self, node: _Node) -> None:
+    def _process(self, node: tree.Node) -> None:
         self.counts["nodes"] += 1
         if node.bound >= self._prune_at():
             self.counts["pruned_bound"] += 1
@@ -530,7 +328,7 @@ class _Search:
         root.alpha = self.inc.alpha
         return [] if self.inc.proves_optimal else [root]
 
-    def expand(self, node: _Node) -> list:
+    def expand(self, node: tree.Node) -> list:
         """Process one node (bound, expand or solve it); its surviving children, first to search first."""
         self._process(node)
         children = self.stack[::-1]
@@ -565,7 +363,7 @@ class _Search:
     def _root(self) -> None:
         fixed, free, need = tree.root(self.inst.n, self.inst.B)
         bound = self.inst.trivial_bound if self.paper else -np.inf
-        self.stack.append(_Node(fixed, free, need, bound, None))
+        self.stack.append(tree.Node(fixed, free, need, bound, None))
 
     def search(self) -> Status:
         bar = tqdm(disable=not self.method.progress, unit="node", desc=f"bnb {self.inst.name}")

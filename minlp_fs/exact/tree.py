@@ -11,6 +11,25 @@ force). A node with need = 0 or need = |F| holds exactly one subset, :func:`leaf
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Node:
+    """A node of the search (:mod:`.search`): (I, F, need), the score bound of its subsets and what its
+    expansion starts from."""
+    fixed: tuple
+    free: tuple
+    need: int
+    bound: float                 # every subset of the node has score >= bound
+    alpha: np.ndarray | None     # a feasible alpha (warm start): of I (paper), of the parent's universe (fit)
+    lower: dict | None = None    # paper sense: {j: a lower bound of the score of probe I + j} for every free j (lazy
+    #                              probes): the parent's probe scores, one dict shared by its children
+    universe: tuple | None = None  # fit sense: (score bound, exact, alpha, None) of I u F when known (first child)
+    relaxed: np.ndarray | None = None  # fit sense: the parent's relaxed alpha (warm start of the relaxed QP, of a leaf)
+
 
 def root(n: int, B: int) -> tuple:
     """(I, F, need) of the whole search space."""

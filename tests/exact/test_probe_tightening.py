@@ -1,5 +1,5 @@
 """Paper sense: the loose probes whose weak-duality bracket straddles the incumbent are re-solved
-(search._Search._tighten). Every probe score the search records is a lower bound of g(I + j), the
+(paper_probes.PaperProbes._tighten). Every probe score the search records is a lower bound of g(I + j), the
 optimum is enumeration's and the certificate replays; a very loose probe tolerance makes straddles common."""
 import json
 
