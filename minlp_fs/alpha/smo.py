@@ -674,6 +674,12 @@ class SmoResult:
     hit_iteration_limit: bool = False
 
 
+def solved_over(groups: tuple | None, m: int) -> bool:
+    """Whether :func:`smo_solve` solves the dual of m rows over these duplicate-row ``groups`` (first, label): at most
+    GROUP_SHARE * m of them (above it the gather costs more than the smaller dual saves)."""
+    return groups is not None and len(groups[0]) <= GROUP_SHARE * m
+
+
 def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
               tol: float = 1e-7, max_iter: int = 10_000_000, shrinking: bool = True,
               above: float = np.inf, below: float = -np.inf,
@@ -695,7 +701,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None 
         K = K.copy()
     y = np.ascontiguousarray(y, dtype=np.float64)
     have_grad = grad0 is not None and alpha0 is not None and np.array_equal(alpha, alpha0)
-    if groups is not None and len(groups[0]) <= GROUP_SHARE * m:
+    if solved_over(groups, m):
         first, label = (np.ascontiguousarray(a, dtype=np.int64) for a in groups)
         grad = np.ascontiguousarray(grad0, dtype=np.float64) if have_grad else np.empty(m)
         iters, pruned, value = _grouped_smo(K, y, float(C), alpha, first, label, grad, have_grad, float(tol), max_iter,

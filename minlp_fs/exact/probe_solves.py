@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..alpha.smo import (GROUP_SHARE, NEWTON_GAP, _dual_value, _full_gradient, _grouped_smo, _hinge_lower_bound, _smo,
-                         _work_matrix, feasible_start)
+from ..alpha.smo import (NEWTON_GAP, _dual_value, _full_gradient, _grouped_smo, _hinge_lower_bound, _smo, _work_matrix,
+                         feasible_start, solved_over)
 from .probe_gram import _poly_plus_outer
 
 #: kernel entries (probes x m^2) per compiled call, the time limit checked between calls: 8 probes at m = 200 (a loose
@@ -111,12 +111,12 @@ def solve_probes(grams, js: list, warm, oracle, incumbent, check_time, better_th
 
 
 def _pack_groups(groups: list, m: int) -> tuple:
-    """(sizes, firsts, labels) of :func:`_solve_chunk` for a chunk's groups (each (first, label) or None: size 0;
-    as smo_solve, more than GROUP_SHARE * m groups are not solved over)."""
+    """(sizes, firsts, labels) of :func:`_solve_chunk` for a chunk's groups (each (first, label) or None: size 0, as
+    for groups smo_solve would not solve over, :func:`~minlp_fs.alpha.smo.solved_over`)."""
     sizes = np.zeros(len(groups), dtype=np.int64)
     firsts, labels = np.zeros((len(groups), m), dtype=np.int64), np.zeros((len(groups), m), dtype=np.int64)
     for r, g in enumerate(groups):
-        if g is not None and len(g[0]) <= GROUP_SHARE * m:
+        if solved_over(g, m):
             sizes[r] = len(g[0])
             firsts[r, :sizes[r]], labels[r] = g
     return sizes, firsts, labels
