@@ -33,12 +33,11 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      relaxed beta (1 on I, about 1.5 need / |F| on F: :func:`.bounds.relaxed_gram`), a feasible alpha
      fitted to the node's B-subsets rather than to U, warm-started from the parent's relaxed alpha (Ionosphere poly5
      fit B = 5: 5 % less CPU than from the universe's alpha; a leaf's QP starts there too, where its bound was
-     computed: 3 % less), solved to PROBE_TOL only (the fixed-alpha bounds
-     hold at ANY feasible alpha; on Cleveland poly2/3/5 B = 6 fit the same QPs and nodes as at the
-     default tolerance, ~5 % less CPU); at it, children are ordered by estimated gain, largest first
-     (:func:`.bounds.fit_order`), and child t gets a fixed-alpha bound of its subsets
-     (:func:`.bounds.fit_child_bounds`: the pair bound for degree 2, the degree-share bound
-     otherwise),
+     computed: 3 % less), solved to PROBE_TOL only and for at most RELAXED_STEPS SMO steps (the fixed-alpha
+     bounds hold at ANY feasible alpha; on Cleveland poly2/3/5 B = 6 fit the same QPs and nodes as at the
+     default tolerance, ~5 % less CPU; the cap: German poly5 fit B = 6 15 % less); at it, children are ordered
+     by estimated gain, largest first (:func:`.bounds.fit_order`), and child t gets a fixed-alpha bound of its
+     subsets (:func:`.bounds.fit_child_bounds`: the pair bound for degree 2, the degree-share bound otherwise),
      both from one fixed-alpha basis (:func:`.bounds.fit_split`), which prunes most children without
      any QP. (At the alpha of U the bounds were 3-30x looser on
      Ionosphere/Sonar/German poly2: benchmarks/RESULTS.md, bench_bnb.)
@@ -93,6 +92,16 @@ PROBE_TOL = 1e-3
 #: the others took a median of 10,791 to PROBE_TOL (13,601 to 1e-5); bnb 56 s with exact universes, 50 s at
 #: PROBE_TOL, 44-45 s capped at 500, 1,000 or 2,000 steps, the same nodes to 0.1 %
 UNIVERSE_STEPS = 1000
+
+#: fit sense: SMO steps the QP of a node's relaxed beta takes at most (at PROBE_TOL): its alpha is only the point the
+#: fixed-alpha bounds are taken at (they hold at any feasible alpha), and each child's relaxed QP starts from it, so
+#: the alpha goes on improving down the tree. German poly5 fit B = 6: uncapped, a median of 3,592 steps (7.2M of the
+#: search's 9.3M); CPU s uncapped / capped at 100 / 200 / 300 / 500 / 1,000 steps: German poly5 B = 6 29.1 / 44.0 /
+#: 27.8 / 24.8 / 27.7 / 27.1, poly3 B = 6 6.2 / 5.7 / 5.6 / 5.5 / 5.6 / 6.0, poly3 B = 9 22.3 / 26.8 / 21.2 / 20.0 /
+#: 20.1 / 22.4, Ionosphere poly3 B = 10 17.3 / 14.8 / 15.6 / 16.1 / 16.5 / 17.4 (nodes within -13 % / +59 %
+#: / +24 % / +2 % / +6 % / -3 %); Cleveland poly2 / poly3 / poly5 B = 6, the Gaussian kernel's rows of bench_bnb
+#: (chords), Parkinsons, BCD and Sonar: the same trees at 300, or within 0.3 % of their nodes
+RELAXED_STEPS = 300
 
 
 class _Search(PaperProbes):
@@ -254,7 +263,8 @@ class _Search(PaperProbes):
         if bound < self._prune_at():
             if self.method.marginal:
                 at, _ = self.loose_qp.solve_gram(relaxed_gram(self.inst, node.fixed, node.free, node.need),
-                                                 node.relaxed if node.relaxed is not None else alpha)
+                                                 node.relaxed if node.relaxed is not None else alpha,
+                                                 max_steps=RELAXED_STEPS)
                 self.counts["qps"] += 1
                 order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need, self._score_inc())
                 for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):

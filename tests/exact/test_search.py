@@ -85,6 +85,36 @@ def test_fit_sense_universe_bounds_hold_at_any_step_budget(kernel, seed, monkeyp
     assert default.info["nodes"] == uncapped.info["nodes"]
 
 
+@pytest.mark.parametrize("kernel", ["poly2", "poly5", "rbf"])
+@pytest.mark.parametrize("seed", range(3))
+def test_fit_sense_child_bounds_hold_at_any_relaxed_step_budget(kernel, seed, monkeypatch):
+    """The fit sense takes its children's fixed-alpha bounds (pair, degree shares, chords) at the relaxed beta's
+    alpha reached within RELAXED_STEPS: with a budget of one step (an alpha one step from the parent's) and
+    uncapped, the search certifies enumeration's optimum; the relaxed QPs never take more steps than the budget."""
+    from minlp_fs.alpha import oracle
+    from minlp_fs.exact import search
+
+    steps = []
+    solve_gram = oracle.AlphaSubproblem.solve_gram
+
+    def recording(self, K, *args, max_steps=None, **kwargs):
+        steps.append(max_steps)
+        return solve_gram(self, K, *args, max_steps=max_steps, **kwargs)
+
+    inst = random_instance(seed, 40, 9, 4, kernel, "fit")
+    enum = solve(inst, "enumerate")
+    monkeypatch.setattr(oracle.AlphaSubproblem, "solve_gram", recording)
+    default = solve(inst, "bnb")
+    assert search.RELAXED_STEPS in steps
+    monkeypatch.setattr(search, "RELAXED_STEPS", 1)
+    one = solve(inst, "bnb")
+    monkeypatch.setattr(search, "RELAXED_STEPS", None)
+    uncapped = solve(inst, "bnb")
+    for res in (default, one, uncapped):
+        assert res.status == "optimal" and res.certified and close(res.objective, enum.objective)
+    assert (one.info["nodes"], one.info["qps"]) != (uncapped.info["nodes"], uncapped.info["qps"])   # the cap binds
+
+
 @pytest.mark.parametrize("sense", SENSES)
 def test_fit_without_marginal_bound_and_user_start(sense):
     inst = random_instance(7, 30, 7, 3, "poly3", sense)
