@@ -26,7 +26,7 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
    * fit sense (max g): one QP of the universe U = I u F (every subset of the node lies in U, so g(U) bounds
      them), warm-started from the parent's alpha and stopped early once g(U) is proven below the incumbent
      (the node is then pruned); otherwise f(alpha, U) >= g(U) at the alpha reached, solved to PROBE_TOL and
-     for at most UNIVERSE_STEPS SMO steps (weak duality holds at any feasible alpha; the pruning stops come
+     for at most min(UNIVERSE_STEPS, m) SMO steps (weak duality holds at any feasible alpha; the pruning stops come
      early, the rest of an exact solve bought a slightly tighter bound at several times the cost). The first
      child of a split keeps its parent's universe (order[0] in, order[1:] free), so it takes the parent's
      bound without a QP. Then one more QP, the alpha of the
@@ -90,7 +90,10 @@ PROBE_TOL = 1e-3
 #: fit sense: SMO steps the QP of a node's universe U takes at most (at PROBE_TOL); its bound is f(alpha, U) >= g(U)
 #: at the alpha reached. German poly5 fit B = 6: the universes that prune stop at a median of 184 steps (mean 242),
 #: the others took a median of 10,791 to PROBE_TOL (13,601 to 1e-5); bnb 56 s with exact universes, 50 s at
-#: PROBE_TOL, 44-45 s capped at 500, 1,000 or 2,000 steps, the same nodes to 0.1 %
+#: PROBE_TOL, 44-45 s capped at 500, 1,000 or 2,000 steps, the same nodes to 0.1 %. Also at most m steps (one per row):
+#: with the relaxed QP capped (RELAXED_STEPS), CPU s at 1,000 / m steps: Sonar poly2 fit B = 6 7.2 / 6.5, Ionosphere
+#: poly5 fit B = 6 59.3 / 51.9, Cleveland poly5 fit B = 6 0.062 / 0.055 (within 0.3 % of the nodes); 300 steps on
+#: German (m = 1,000): poly5 fit B = 6 26.1 -> 29.8 s (18 % more nodes)
 UNIVERSE_STEPS = 1000
 
 #: fit sense: SMO steps the QP of a node's relaxed beta takes at most (at PROBE_TOL): its alpha is only the point the
@@ -118,6 +121,7 @@ class _Search(PaperProbes):
         self.qp = AlphaSubproblem(inst, tol=run.oracle.tol if run.has_oracle else DEFAULT_TOL, cache=False)
         self.loose_qp = AlphaSubproblem(inst, tol=max(PROBE_TOL, self.qp.tol), cache=False)
         self.tighten_qp = AlphaSubproblem(inst, tol=max(TIGHTEN_TOL, self.qp.tol), cache=False)
+        self._universe_steps = None if UNIVERSE_STEPS is None else min(UNIVERSE_STEPS, inst.m)
         self.inc = run.incumbent
         self.deadline = run.deadline
         self.stack: list[tree.Node] = []
@@ -255,7 +259,8 @@ class _Search(PaperProbes):
         bound, alpha, known = node.bound, warm, None
         if self.probes:
             # the first child's universe I + order[0] u order[1:] is its parent's: its bound is known, not solved again
-            known = node.universe or self._solve(self._universe_gram(node), warm, loose=True, max_steps=UNIVERSE_STEPS)
+            known = node.universe or self._solve(self._universe_gram(node), warm, loose=True,
+                                                 max_steps=self._universe_steps)
             score, _, alpha, _ = known
             self.counts["universe_reused"] += node.universe is not None
             bound = max(bound, score)

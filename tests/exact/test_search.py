@@ -69,13 +69,23 @@ def test_fit_sense_first_children_reuse_their_parents_universe_value(kernel, mon
 @pytest.mark.parametrize("seed", range(3))
 def test_fit_sense_universe_bounds_hold_at_any_step_budget(kernel, seed, monkeypatch):
     """The fit sense bounds a node by f(alpha, U) >= g(U) at the alpha its universe's QP reaches within
-    UNIVERSE_STEPS: with a budget of one step (bounds far from g(U)) the search still certifies enumeration's
-    optimum, and the default budget leaves the tree of an uncapped search."""
+    min(UNIVERSE_STEPS, m): with a budget of one step (bounds far from g(U)) the search still certifies
+    enumeration's optimum, and the default budget (here m = 40 steps) leaves the tree of an uncapped search."""
+    from minlp_fs.alpha import oracle
     from minlp_fs.exact import search
+
+    steps = []
+    solve_gram = oracle.AlphaSubproblem.solve_gram
+
+    def recording(self, K, *args, max_steps=None, **kwargs):
+        steps.append(max_steps)
+        return solve_gram(self, K, *args, max_steps=max_steps, **kwargs)
 
     inst = random_instance(seed, 40, 9, 4, kernel, "fit")
     enum = solve(inst, "enumerate")
+    monkeypatch.setattr(oracle.AlphaSubproblem, "solve_gram", recording)
     default = solve(inst, "bnb")
+    assert 40 in steps and max(s for s in steps if s is not None) <= max(40, search.RELAXED_STEPS)   # m = 40
     monkeypatch.setattr(search, "UNIVERSE_STEPS", 1)
     one = solve(inst, "bnb")
     monkeypatch.setattr(search, "UNIVERSE_STEPS", None)
