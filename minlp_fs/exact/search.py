@@ -402,6 +402,8 @@ class _Search(PaperProbes):
         complete = status == Status.OPTIMAL and self.inc.value is not None
         bound = min(self._score_inc(), self.floor) if complete else open_bound()
         slack = self._score_inc() - bound if complete else None   # > 0 only with gap_tol: what was pruned within it
+        if complete and self.inc.proves_optimal:   # Remark 1 proves it, whatever was pruned within gap_tol: the
+            bound, slack = self.inst.score(self.inst.trivial_bound), 0.0   # bound and gap of Incumbent.result's claim
         info = dict(self.counts, heuristic=self.heuristic, heuristic_svm_solves=self.run.seed_solves, gap_tol=self.gap_tol,
                     bounds=("probe" if self.paper else "universe+fixed-alpha" if m.marginal else "universe")
                     if self.probes else ("trivial" if self.paper else "none"),

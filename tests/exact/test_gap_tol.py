@@ -36,6 +36,9 @@ def test_bound_is_proven_and_the_incumbent_within_it(kernel, sense, seed, n, gap
     # certified = optimal: by the search (no prune within the gap), or by the trivial bound the incumbent attains
     assert res.status == "optimal"
     assert res.certified == (res.info["gap_percent"] == 0 or inst.proves_optimal(res.objective))
+    # the gap is the one between the answer's value and its bound
+    gap = 100 * max(inst.score(res.objective) - inst.score(res.bound), 0.0) / max(abs(res.objective), 1e-12)
+    assert res.info["gap_percent"] == pytest.approx(gap, rel=1e-9, abs=1e-12)
     eps = 1e-6 * max(1.0, abs(opt))
     assert inst.score(res.bound) <= inst.score(opt) + eps                 # no subset beats the bound
     assert inst.score(res.objective) <= inst.score(res.bound) + _slack_allowed(res, gap_tol) + eps
@@ -62,6 +65,21 @@ def test_a_wide_gap_prunes_and_says_so(tmp_path):
     verdict = verify(doc, max_gap=0.3)
     assert verdict.proven and verdict.tolerance >= doc["claim"]["tolerance"]
     assert "gap_tol" in verdict.reason
+
+
+def test_an_incumbent_at_the_trivial_bound_is_certified_whatever_the_gap(tmp_path):
+    """Paper sense, gap_tol > 0, B = 1: the search prunes within the gap, then its incumbent attains the trivial bound
+    -2C min(|I+|, |I-|) (Remark 1): the answer is certified with that bound and the gap to it (not the pruned nodes'),
+    the trivial bound's message, and a certificate that states no tolerance and that verify proves as it is."""
+    inst = random_instance(0, 30, 5, 1, "poly3", "paper")
+    path = tmp_path / "trivial.json"
+    res = solve(inst, "bnb", gap_tol=0.05, incumbent="none", certificate=str(path))
+    assert inst.proves_optimal(res.objective) and res.info["nodes"] > 0
+    assert res.status == "optimal" and res.certified and res.bound == inst.trivial_bound
+    assert 0 <= res.info["gap_percent"] < 1e-4 and "attains the trivial bound" in res.message
+    doc = load(path)
+    assert doc["claim"]["tolerance"] == 0 and doc["claim"]["bound"] == inst.trivial_bound
+    assert verify(doc).proven
 
 
 def test_forged_gap_certificates_are_refused(tmp_path):
