@@ -65,14 +65,9 @@ def test_fit_sense_first_children_reuse_their_parents_universe_value(kernel, mon
     assert close(reused.objective, solve(inst, "enumerate").objective)
 
 
-@pytest.mark.parametrize("kernel", ["poly2", "poly3", "poly5"])
-@pytest.mark.parametrize("seed", range(3))
-def test_fit_sense_universe_bounds_hold_at_any_step_budget(kernel, seed, monkeypatch):
-    """The fit sense bounds a node by f(alpha, U) >= g(U) at the alpha its universe's QP reaches within
-    min(UNIVERSE_STEPS, m): with a budget of one step (bounds far from g(U)) the search still certifies
-    enumeration's optimum, and the default budget (here m = 40 steps) leaves the tree of an uncapped search."""
+def _recorded_step_budgets(monkeypatch) -> list:
+    """The ``max_steps`` of every QP solved from now on (AlphaSubproblem.solve_gram), appended to the list returned."""
     from minlp_fs.alpha import oracle
-    from minlp_fs.exact import search
 
     steps = []
     solve_gram = oracle.AlphaSubproblem.solve_gram
@@ -80,10 +75,21 @@ def test_fit_sense_universe_bounds_hold_at_any_step_budget(kernel, seed, monkeyp
     def recording(self, K, *args, max_steps=None, **kwargs):
         steps.append(max_steps)
         return solve_gram(self, K, *args, max_steps=max_steps, **kwargs)
+    monkeypatch.setattr(oracle.AlphaSubproblem, "solve_gram", recording)
+    return steps
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly3", "poly5"])
+@pytest.mark.parametrize("seed", range(3))
+def test_fit_sense_universe_bounds_hold_at_any_step_budget(kernel, seed, monkeypatch):
+    """The fit sense bounds a node by f(alpha, U) >= g(U) at the alpha its universe's QP reaches within
+    min(UNIVERSE_STEPS, m): with a budget of one step (bounds far from g(U)) the search still certifies
+    enumeration's optimum, and the default budget (here m = 40 steps) leaves the tree of an uncapped search."""
+    from minlp_fs.exact import search
 
     inst = random_instance(seed, 40, 9, 4, kernel, "fit")
     enum = solve(inst, "enumerate")
-    monkeypatch.setattr(oracle.AlphaSubproblem, "solve_gram", recording)
+    steps = _recorded_step_budgets(monkeypatch)
     default = solve(inst, "bnb")
     assert 40 in steps and max(s for s in steps if s is not None) <= max(40, search.RELAXED_STEPS)   # m = 40
     monkeypatch.setattr(search, "UNIVERSE_STEPS", 1)
@@ -99,21 +105,13 @@ def test_fit_sense_universe_bounds_hold_at_any_step_budget(kernel, seed, monkeyp
 @pytest.mark.parametrize("seed", range(3))
 def test_fit_sense_child_bounds_hold_at_any_relaxed_step_budget(kernel, seed, monkeypatch):
     """The fit sense takes its children's fixed-alpha bounds (pair, degree shares, chords) at the relaxed beta's
-    alpha reached within RELAXED_STEPS: with a budget of one step (an alpha one step from the parent's) and
-    uncapped, the search certifies enumeration's optimum; the relaxed QPs never take more steps than the budget."""
-    from minlp_fs.alpha import oracle
+    alpha reached within RELAXED_STEPS: the search asks for that budget, and with a budget of one step (an alpha one
+    step from the parent's) and uncapped it certifies enumeration's optimum too."""
     from minlp_fs.exact import search
-
-    steps = []
-    solve_gram = oracle.AlphaSubproblem.solve_gram
-
-    def recording(self, K, *args, max_steps=None, **kwargs):
-        steps.append(max_steps)
-        return solve_gram(self, K, *args, max_steps=max_steps, **kwargs)
 
     inst = random_instance(seed, 40, 9, 4, kernel, "fit")
     enum = solve(inst, "enumerate")
-    monkeypatch.setattr(oracle.AlphaSubproblem, "solve_gram", recording)
+    steps = _recorded_step_budgets(monkeypatch)
     default = solve(inst, "bnb")
     assert search.RELAXED_STEPS in steps
     monkeypatch.setattr(search, "RELAXED_STEPS", 1)
