@@ -79,6 +79,20 @@ def _recorded_step_budgets(monkeypatch) -> list:
     return steps
 
 
+def _certified_at_one_step_and_uncapped(inst, enum, default, monkeypatch, budget: str) -> tuple:
+    """bnb with the search's step budget ``budget`` (a constant of minlp_fs.exact.search) at one SMO step, then
+    uncapped: (one, uncapped), each checked, as ``default`` is, to certify enumeration's optimum ``enum``."""
+    from minlp_fs.exact import search
+
+    runs = []
+    for steps in (1, None):
+        monkeypatch.setattr(search, budget, steps)
+        runs.append(solve(inst, "bnb"))
+    for res in (default, *runs):
+        assert res.status == "optimal" and res.certified and close(res.objective, enum.objective)
+    return tuple(runs)
+
+
 @pytest.mark.parametrize("kernel", ["poly2", "poly3", "poly5"])
 @pytest.mark.parametrize("seed", range(3))
 def test_fit_sense_universe_bounds_hold_at_any_step_budget(kernel, seed, monkeypatch):
@@ -92,12 +106,7 @@ def test_fit_sense_universe_bounds_hold_at_any_step_budget(kernel, seed, monkeyp
     steps = _recorded_step_budgets(monkeypatch)
     default = solve(inst, "bnb")
     assert 40 in steps and max(s for s in steps if s is not None) <= max(40, search.RELAXED_STEPS)   # m = 40
-    monkeypatch.setattr(search, "UNIVERSE_STEPS", 1)
-    one = solve(inst, "bnb")
-    monkeypatch.setattr(search, "UNIVERSE_STEPS", None)
-    uncapped = solve(inst, "bnb")
-    for res in (default, one, uncapped):
-        assert res.status == "optimal" and res.certified and close(res.objective, enum.objective)
+    _, uncapped = _certified_at_one_step_and_uncapped(inst, enum, default, monkeypatch, "UNIVERSE_STEPS")
     assert default.info["nodes"] == uncapped.info["nodes"]
 
 
@@ -114,12 +123,7 @@ def test_fit_sense_child_bounds_hold_at_any_relaxed_step_budget(kernel, seed, mo
     steps = _recorded_step_budgets(monkeypatch)
     default = solve(inst, "bnb")
     assert search.RELAXED_STEPS in steps
-    monkeypatch.setattr(search, "RELAXED_STEPS", 1)
-    one = solve(inst, "bnb")
-    monkeypatch.setattr(search, "RELAXED_STEPS", None)
-    uncapped = solve(inst, "bnb")
-    for res in (default, one, uncapped):
-        assert res.status == "optimal" and res.certified and close(res.objective, enum.objective)
+    one, uncapped = _certified_at_one_step_and_uncapped(inst, enum, default, monkeypatch, "RELAXED_STEPS")
     assert (one.info["nodes"], one.info["qps"]) != (uncapped.info["nodes"], uncapped.info["qps"])   # the cap binds
 
 
