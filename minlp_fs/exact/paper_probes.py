@@ -107,8 +107,8 @@ class PaperProbes:
             self.recorder.probes(node.fixed, node.free, node.need, order, values, scores, alphas)
         bounds = probe_bounds(scores, order, node.need, node.bound)
         # every child reads its probes' lower bounds from the one dict of the node's scores (none writes to it)
-        self._push([tree.Node(f, F, node.need - 1, bounds[t], alphas[order[t]], scores)
-                    for t, f, F in tree.split(node.fixed, node.free, node.need, order)])
+        self._branch(node, order, bounds, lambda t, f, F: tree.Node(f, F, node.need - 1, bounds[t], alphas[order[t]],
+                                                                   scores))
 
     def _batch(self, node: tree.Node, grams, solve: list, groups: dict, warm, incumbent) -> dict:
         """:func:`.probe_solves.solve_probes` of an inner node's probes on a binary instance from the node's base, over

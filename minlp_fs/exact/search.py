@@ -226,22 +226,26 @@ class _Search(PaperProbes):
         if self.recorder:
             self.recorder.leaf(subset, value, alpha)
 
-    def _push(self, children: list) -> None:
-        """Push the children so that the first is popped first; prune those whose bound reaches the incumbent."""
+    def _branch(self, node: tree.Node, order, bounds: list, child) -> int:
+        """Split ``node`` by ``order``: prune the children whose bound (``bounds[t]``, child t's) reaches the
+        incumbent, push the others (``child(t, I_t, F_t)``: child t's Node, built for those only) so that the first
+        is popped first. Returns the number pruned."""
         at = self._prune_at()
-        kept = [n for n in children if n.bound < at]
-        for n in children:
-            if n.bound >= at:
-                self._pruned(n.bound)
-        self.counts["pruned_children"] += len(children) - len(kept)
-        self.stack.extend(reversed(kept))
+        kept = [t for t, b in enumerate(bounds) if b < at]
+        pruned = [b for b in bounds if b >= at]
+        if pruned:
+            self._pruned(min(pruned))
+        self.counts["pruned_children"] += len(pruned)
+        self.stack.extend(reversed([child(t, f, F) for t, f, F in
+                                    tree.split(node.fixed, node.free, node.need, order, only=kept)]))
+        return len(pruned)
 
     def _split_plain(self, node: tree.Node) -> None:
         """No bound holds (Gaussian kernel, paper sense; or ``marginal=False``): split in index order, children
         inherit the node's bound."""
         order = node.free
-        self._push([tree.Node(f, F, node.need - 1, node.bound, node.alpha)
-                    for _, f, F in tree.split(node.fixed, node.free, node.need, order)])
+        self._branch(node, order, [node.bound] * (len(order) - node.need + 1),
+                     lambda t, f, F: tree.Node(f, F, node.need - 1, node.bound, node.alpha))
         if self.recorder:
             self.recorder.split(node.fixed, node.free, node.need, order)
 
@@ -264,7 +268,7 @@ class _Search(PaperProbes):
             score, _, alpha, _ = known
             self.counts["universe_reused"] += node.universe is not None
             bound = max(bound, score)
-        order, children, at = None, [], alpha
+        order, at = None, alpha
         if bound < self._prune_at():
             if self.method.marginal:
                 at, _ = self.loose_qp.solve_gram(relaxed_gram(self.inst, node.fixed, node.free, node.need),
@@ -272,20 +276,19 @@ class _Search(PaperProbes):
                                                  max_steps=RELAXED_STEPS)
                 self.counts["qps"] += 1
                 order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need, self._score_inc())
-                for (t, f, F), b in zip(tree.split(node.fixed, node.free, node.need, order), bounds):
-                    self.counts["pruned_marginal"] += b >= self._prune_at() > bound
-                    children.append(tree.Node(f, F, node.need - 1, max(bound, b), alpha if self.probes else at,
-                                          universe=known if t == 0 else None, relaxed=at))
+                self.counts["pruned_marginal"] += self._branch(   # bound < the threshold: the fixed-alpha bounds prune
+                    node, order, [max(bound, b) for b in bounds],
+                    lambda t, f, F: tree.Node(f, F, node.need - 1, max(bound, bounds[t]), alpha if self.probes else at,
+                                              universe=known if t == 0 else None, relaxed=at))
             else:
                 order = node.free
-                children = [tree.Node(f, F, node.need - 1, bound, alpha)
-                            for _, f, F in tree.split(node.fixed, node.free, node.need, order)]
+                self._branch(node, order, [bound] * (len(order) - node.need + 1),
+                             lambda t, f, F: tree.Node(f, F, node.need - 1, bound, alpha))
         else:
             self.counts["pruned_universe"] += 1
             self._pruned(bound)
         if self.recorder:
             self.recorder.fit(node.fixed, node.free, node.need, at, order, self.method.marginal)
-        self._push(children)
 
     def _process(self, node: tree.Node) -> None:
         self.counts["nodes"] += 1
