@@ -62,6 +62,7 @@ from ..multiclass import machines
 from ..objective import primal_point
 from . import tree
 from .chords import GaussianChords
+from .partners import partner_items, top_sums
 from .shares import FixedAlphaShares, share_bounds
 
 
@@ -165,24 +166,15 @@ class FixedAlphaQuadratic:
 def pair_bounds(quad: FixedAlphaQuadratic, fixed, order, need: int) -> list:
     """Upper bounds of f(alpha, S) >= g(S) over each child t of the split of (I, F, need) by ``order``
     (module docstring, pair bound): f(alpha, I) + g_t + the need - 1 largest of
-    g_k + D_tk + 1/2 top_{need-2}{D_kl : l in order[t+1:] - k} over k in order[t+1:]."""
-    f_fixed = quad.value(fixed)
+    g_k + D_tk + 1/2 top_{need-2}{D_kl : l in order[t+1:] - k} over k in order[t+1:] (the items of
+    :mod:`.partners` with Q = D / 2)."""
     gain = quad.gains(fixed, order)
+    heads = quad.value(fixed) + gain[:len(order) - need + 1]
+    if need == 1:
+        return heads.tolist()
     o = quad.index(order)
-    D = quad.W[np.ix_(o, o)]
-    r = need - 1
-    bounds = []
-    for t in range(len(order) - need + 1):
-        head = f_fixed + gain[t]
-        if r > 0:
-            half = 0.0
-            if r > 1:
-                pool = D[t + 1:, t + 1:].copy()
-                np.fill_diagonal(pool, -np.inf)
-                half = 0.5 * -np.sort(-pool, axis=1)[:, :r - 1].sum(axis=1)
-            head += -np.sort(-(gain[t + 1:] + D[t, t + 1:] + half))[:r].sum()
-        bounds.append(float(head))
-    return bounds
+    items = partner_items(gain, 0.5 * quad.W[np.ix_(o, o)], need - 1)
+    return (heads + top_sums(items, need - 1, np.arange(len(heads)))).tolist()
 
 
 def quadratic(kernel) -> bool:

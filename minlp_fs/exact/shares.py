@@ -87,6 +87,7 @@ from math import comb, factorial, prod
 import numpy as np
 
 from ..multiclass import machines
+from .partners import partner_items, top_sums
 
 
 class FixedAlphaShares:
@@ -280,23 +281,16 @@ def share_bounds(shares: FixedAlphaShares, order, need: int, enough: float | Non
     _check_pairs(shares, need)
     o = shares.index(order)
     alone = shares.alone[o]
-    children = range(len(order) - need + 1)
+    n = len(order) - need + 1                          # the children
     if need == 1:
-        return [float(shares.f_fixed + alone[t]) for t in children]
+        return (shares.f_fixed + alone[:n]).tolist()
     r = need - 1
     Q = shares.Q[np.ix_(o, o)]
     own = shares.rest[o] + np.diagonal(Q)
-    items = []                                         # child t's items over P = order[t+1:], before P_jk
-    for t in children:
-        partners = 0.0
-        if r > 1:
-            pool = Q[t + 1:, t + 1:].copy()
-            np.fill_diagonal(pool, -np.inf)
-            partners = -np.sort(-pool, axis=1)[:, :r - 1].sum(axis=1)
-        items.append(own[t + 1:] + 2.0 * Q[t + 1:, t] + partners)
-    bounds = [float(shares.f_fixed + own[t] + -np.sort(-items[t])[:r].sum()) for t in children]
-    rows = [t for t in children if enough is None or bounds[t] > enough]
-    P = shares.head(order, rows)
-    for t in rows:
-        bounds[t] = min(bounds[t], float(shares.f_fixed + alone[t] + -np.sort(-(items[t] + P[t, t + 1:]))[:r].sum()))
-    return bounds
+    items = partner_items(own, Q, r)                   # child t's items over P = order[t+1:], before P_jk
+    bounds = shares.f_fixed + own[:n] + top_sums(items, r, np.arange(n))
+    rows = [t for t in range(n) if enough is None or bounds[t] > enough]
+    if rows:
+        headed = shares.f_fixed + alone[rows] + top_sums(items + shares.head(order, rows), r, rows)
+        bounds[rows] = np.minimum(bounds[rows], headed)
+    return bounds.tolist()
