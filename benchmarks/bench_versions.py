@@ -16,7 +16,8 @@ The workload (:data:`CASES`) is the LS speed table's instances (bench_heuristics
 ACSO* (polynomial kernels), RFE2 and the alpha-start in the paper's sense, plus one enumeration, and
 LS*, ACSO*, RFE2 on German (m = 1000, where the solves cost most). ``--slice``: instead, the heuristics grid's
 timing slice (bench_heuristics.py --timing-slice: 36 cases, LS* on each, ACSO* on the polynomial ones), with
-per-method means; its table goes to the section ``bench_versions_slice``. ``--german``: German's cases of the
+per-method means; its table goes to the section ``bench_versions_slice``. ``--bnb``: branch-and-bound on the fit
+sense's rows (:data:`BNB_CASES`), section ``bench_versions_bnb``. ``--german``: German's cases of the
 heuristics grid (the four kernels x B in {2, 5, 7, 10, 12}, LS* on each, ACSO* on the polynomial ones), one
 process per version and kernel (old, new, kernel after kernel, so that a cut-short run keeps whole pairs);
 per case CPU, solves and objective, and how many objectives are the same, better or worse (relative
@@ -58,6 +59,16 @@ CASES = [
     *[("german", "poly2", 5, "paper", meth) for meth in ["ls*", "acso*", "rfe2"]],
 ]
 QUICK = [c for c in CASES if c[0] in ("bcw", "cleveland")]
+#: ``--bnb``: branch-and-bound (default options) on the fit sense's rows of bench_bnb part (a) above 1,000 subsets,
+#: German's and Sonar's fit rows of bench_bnb_large / part (b), the Gaussian fit sense (chords) and two paper rows
+BNB_CASES = [
+    *[(d, k, B, "fit", "bnb") for d, B in [("cleveland", 6), ("parkinsons", 6)] for k in ("poly2", "poly3", "poly5")],
+    ("ionosphere", "poly2", 5, "fit", "bnb"), ("ionosphere", "poly3", 6, "fit", "bnb"),
+    ("sonar", "poly2", 4, "fit", "bnb"), ("sonar", "poly2", 6, "fit", "bnb"),
+    ("german", "poly2", 6, "fit", "bnb"), ("german", "poly3", 6, "fit", "bnb"),
+    ("cleveland", "rbf", 6, "fit", "bnb"),
+    ("cleveland", "poly5", 6, "paper", "bnb"), ("parkinsons", "poly3", 6, "paper", "bnb"),
+]
 
 #: the code each process runs: warm up, then time every case; prints one JSON object per case
 WORKER = r"""
@@ -69,8 +80,9 @@ from minlp_fs.instance import make_instance
 cases, data_dir = json.loads(sys.argv[1]), sys.argv[2]
 with threadpool_limits(1):
     d = make_synthetic(m=60, seed=0)
-    for method in sorted({c[4] for c in cases}):
-        solve(make_instance(d.X, d.y, B=3, kernel="poly2"), method=method)
+    paths = {("poly2", "paper", c[4]) for c in cases} | {(c[1], c[3], c[4]) for c in cases}
+    for kernel, sense, method in sorted(paths):   # each path's compiled code loaded before any case is timed
+        solve(make_instance(d.X, d.y, B=3, kernel=kernel, sense=sense), method=method)
     for name, kernel, B, sense, method in cases:
         data = load_dataset(name, data_dir)
         inst = make_instance(data.X, data.y, B=B, kernel=kernel, sense=sense, name=data.name)
@@ -264,6 +276,7 @@ def main(argv=None) -> None:
     ap.add_argument("--data-dir", default=os.environ.get("MINLP_FS_DATA") or str(ROOT.parent / "shared" / "datasets"))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="bcw and cleveland only")
+    ap.add_argument("--bnb", action="store_true", help="branch-and-bound's fit-sense rows (BNB_CASES)")
     ap.add_argument("--slice", action="store_true", help="the heuristics grid's timing slice (LS*, ACSO*)")
     ap.add_argument("--german", action="store_true", help="German's heuristics-grid cases (LS*, ACSO*), one run each")
     ap.add_argument("--grid", action="store_true", help="the whole heuristics grid, old and new at the same time")
@@ -276,7 +289,8 @@ def main(argv=None) -> None:
         return german_main(args, argv)
     from minlp_fs.experiments.report import machine, write_section
 
-    cases = [list(c) for c in (slice_workload() if args.slice else QUICK if args.quick else CASES)]
+    cases = [list(c) for c in (slice_workload() if args.slice else QUICK if args.quick else BNB_CASES if args.bnb
+                               else CASES)]
     t0 = time.time()
     results = {"old": {}, "new": {}}
     with old_checkout(args.old) as (old, old_sha):
@@ -287,7 +301,8 @@ def main(argv=None) -> None:
                     best = results[version].get(case)
                     if best is None or row["cpu"] < best["cpu"]:
                         results[version][case] = row
-    title = "the heuristics grid's timing slice" if args.slice else "side by side"
+    title = ("the heuristics grid's timing slice" if args.slice else "branch-and-bound side by side" if args.bnb
+             else "side by side")
     text = (f"## Two versions, {title} (bench_versions.py)\n\nCommand: `python benchmarks/bench_versions.py "
             f"{' '.join(sys.argv[1:] if argv is None else argv)}` (from the repository root); old = {old_sha}, new = "
             f"the working tree. Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, total "
@@ -295,7 +310,8 @@ def main(argv=None) -> None:
             f"times of the same runs), the least over {args.repeats} repetitions, old and new in alternating "
             f"processes, one BLAS thread, after a warm-up.\n\n"
             + (means(results, cases) + "\n\nPer case:\n\n" if args.slice else "") + table(results, cases))
-    write_section(args.output, "bench_versions_slice" if args.slice else "bench_versions", text)
+    write_section(args.output, "bench_versions_slice" if args.slice else "bench_versions_bnb" if args.bnb
+                  else "bench_versions", text)
     print(text)
 
 
