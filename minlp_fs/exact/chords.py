@@ -48,28 +48,10 @@ import numpy as np
 from numba import njit
 
 from ..multiclass import machines
+from .partners import keep_extremes, top_sums
 
 #: pairs of rows per block (bounds the memory to two PAIR_BLOCK x |F| arrays)
 PAIR_BLOCK = 1 << 14
-
-
-@njit(cache=True, nogil=True)
-def _insert(buf, n_in, r, x, ascending) -> float:
-    """Keep in ``buf`` (sorted, ``n_in`` values, at most r) the r smallest (``ascending``) or largest values seen
-    with x; returns what the kept values' sum changes by."""
-    if n_in < r:
-        i = n_in
-        change = x
-    elif (x < buf[r - 1]) if ascending else (x > buf[r - 1]):
-        i = r - 1
-        change = x - buf[r - 1]
-    else:
-        return 0.0
-    while i > 0 and ((buf[i - 1] > x) if ascending else (buf[i - 1] < x)):
-        buf[i] = buf[i - 1]
-        i -= 1
-    buf[i] = x
-    return change
 
 
 @njit(cache=True, nogil=True)
@@ -96,8 +78,8 @@ def _chord_block(Xi, Xp, rows, cols, v, gamma, r, count, d, slope, kappa):
                 x = d[p, k]
                 total += x
                 if r > 0:
-                    lo += _insert(small, n_in, r, x, True)
-                    hi += _insert(large, n_in, r, x, False)
+                    lo += keep_extremes(small, n_in, r, x, True)
+                    hi += keep_extremes(large, n_in, r, x, False)
                     n_in = min(n_in + 1, r)
             t = k - 1
             if t >= count:
@@ -170,12 +152,8 @@ class GaussianChords:
         the scaled alphas s alpha (module docstring, scaling)."""
         r, count = need - 1, len(order) - need + 1
         kappa, w = self._affine(list(order), need, count)
-        bounds = []
-        for t in range(count):
-            top = np.sort(w[t, t + 1:])[::-1][:r].sum() if r > 0 else 0.0
-            bound = float(kappa[t] + top)
-            bounds.append(self._scaled(bound) if scaled else bound)
-        return bounds
+        tops = top_sums(w, r, np.arange(count)) if r > 0 else np.zeros(count)
+        return [self._scaled(float(b)) if scaled else float(b) for b in kappa[:count] + tops]
 
     def _scaled(self, bound: float) -> float:
         """min over 0 <= s <= s_max of s^2 Q - s L, Q = ``bound`` + L (module docstring, scaling)."""

@@ -10,7 +10,9 @@ Q symmetric >= 0 (the shares' pair terms Q; the pair bound's D / 2, for which ow
 is the same item). Sorting a copy of Q's pool per child costs O(p^2 log p) a child, O(p^3 log p) a split (Sonar's
 fit sense, p up to 60: a fifth of the search's CPU in numpy's calls). Here row k's top_{r-1} over the pools
 P_t - k is kept while t goes down (each step adds l = t + 1 to the pool), and each child's r largest items by
-insertion: O(p^2 r) a split, no sort and no copy.
+insertion: O(p^2 r) a split, no sort and no copy. The Gaussian kernel's chord bound (:mod:`.chords`) takes each
+child's r largest w_tk over its pool by the same :func:`top_sums` and keeps its pools' extremes by
+:func:`keep_extremes`.
 """
 from __future__ import annotations
 
@@ -19,18 +21,23 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def _insert(top, count: int, size: int, x: float) -> int:  # pragma: no cover - compiled
-    """Insert x into top[:count] (largest first, at most ``size`` kept); the new count."""
-    if count == size:
-        if x <= top[size - 1]:
-            return count
-        count -= 1
-    i = count
-    while i > 0 and top[i - 1] < x:
-        top[i] = top[i - 1]
+def keep_extremes(buf, n_in, r, x, ascending) -> float:  # pragma: no cover - compiled
+    """Keep in ``buf`` (sorted, ``n_in`` values, at most r) the r smallest (``ascending``) or largest values seen
+    with x; returns what the kept values' sum changes by (the kept count becomes min(n_in + 1, r)). Also the
+    chord bound's sorted buffers (:mod:`.chords`)."""
+    if n_in < r:
+        i = n_in
+        change = x
+    elif (x < buf[r - 1]) if ascending else (x > buf[r - 1]):
+        i = r - 1
+        change = x - buf[r - 1]
+    else:
+        return 0.0
+    while i > 0 and ((buf[i - 1] > x) if ascending else (buf[i - 1] < x)):
+        buf[i] = buf[i - 1]
         i -= 1
-    top[i] = x
-    return count + 1
+    buf[i] = x
+    return change
 
 
 @njit(cache=True, nogil=True)
@@ -43,7 +50,8 @@ def _items(own, Q, r: int):  # pragma: no cover - compiled
         count = 0
         for t in range(p - 2, -1, -1):       # the pool of t: l = t + 1 .. p - 1, l != k
             if r > 1 and t + 1 != k:
-                count = _insert(top, count, r - 1, Q[k, t + 1])
+                keep_extremes(top, count, r - 1, Q[k, t + 1], False)
+                count = min(count + 1, r - 1)
             if t < k:
                 items[t, k] = own[k] + 2.0 * Q[t, k] + top[:count].sum()
     return items
@@ -58,7 +66,8 @@ def _top_sums(items, r: int, rows):  # pragma: no cover - compiled
     for i in range(rows.shape[0]):
         t, count = rows[i], 0
         for k in range(t + 1, p):
-            count = _insert(top, count, r, items[t, k])
+            keep_extremes(top, count, r, items[t, k], False)
+            count = min(count + 1, r)
         out[i] = top[:count].sum()
     return out
 
