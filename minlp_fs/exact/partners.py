@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..objective import NonFiniteError
+
 
 @njit(cache=True, nogil=True)
 def keep_extremes(buf, n_in, r, x, ascending) -> float:  # pragma: no cover - compiled
@@ -77,7 +79,7 @@ def partner_items(own: np.ndarray, Q: np.ndarray, r: int) -> np.ndarray:
     A value that is not finite is refused (it would drop out of a sort or a comparison silently)."""
     own, Q = np.ascontiguousarray(own, dtype=float), np.ascontiguousarray(Q, dtype=float)
     if not (np.isfinite(own).all() and np.isfinite(Q).all()):
-        raise FloatingPointError("bnb: a fixed-alpha bound's terms are not finite; the data or alpha must hold a "
+        raise NonFiniteError("bnb: a fixed-alpha bound's terms are not finite; the data or alpha must hold a "
                                  "non-finite or overflowing value")
     return _items(own, Q, int(r))
 

@@ -72,6 +72,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..alpha import DEFAULT_TOL, AlphaSubproblem
+from ..objective import NonFiniteError
 from ..result import Status, TracePoint
 from ..stopping import SearchStopped
 from . import tree
@@ -199,7 +200,7 @@ class _Search(PaperProbes):
     def _finite(score: float) -> float:
         """``score``, refused when it is not finite (a NaN bound would prune silently: NaN < x is False)."""
         if not np.isfinite(score):
-            raise FloatingPointError(f"bnb: a QP's value or bound is not finite ({score}); the kernel matrix or "
+            raise NonFiniteError(f"bnb: a QP's value or bound is not finite ({score}); the kernel matrix or "
                                      "the data must hold a non-finite or overflowing value")
         return score
 
@@ -229,7 +230,11 @@ class _Search(PaperProbes):
     def _branch(self, node: tree.Node, order, bounds: list, child) -> int:
         """Split ``node`` by ``order``: prune the children whose bound (``bounds[t]``, child t's) reaches the
         incumbent, push the others (``child(t, I_t, F_t)``: child t's Node, built for those only) so that the first
-        is popped first. Returns the number pruned."""
+        is popped first. Returns the number pruned. A bound that is NaN is refused: it would be neither kept nor
+        pruned, and its subsets would leave the search silently."""
+        if any(b != b for b in bounds):
+            raise NonFiniteError(f"bnb: a child's bound of the node fixing {list(node.fixed)} in is not a number; "
+                                     "the kernel matrix or the data must hold a non-finite or overflowing value")
         at = self._prune_at()
         kept = [t for t, b in enumerate(bounds) if b < at]
         pruned = [b for b in bounds if b >= at]
@@ -276,10 +281,11 @@ class _Search(PaperProbes):
                                                  max_steps=RELAXED_STEPS)
                 self.counts["qps"] += 1
                 order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need, self._score_inc())
+                bounds = np.maximum(bound, bounds).tolist()   # (a NaN stays one, for _branch to refuse)
                 self.counts["pruned_marginal"] += self._branch(   # bound < the threshold: the fixed-alpha bounds prune
-                    node, order, [max(bound, b) for b in bounds],
-                    lambda t, f, F: tree.Node(f, F, node.need - 1, max(bound, bounds[t]), alpha if self.probes else at,
-                                              universe=known if t == 0 else None, relaxed=at))
+                    node, order, bounds, lambda t, f, F: tree.Node(f, F, node.need - 1, bounds[t],
+                                                                   alpha if self.probes else at,
+                                                                   universe=known if t == 0 else None, relaxed=at))
             else:
                 order = node.free
                 self._branch(node, order, [bound] * (len(order) - node.need + 1),

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from minlp_fs.api import solve
 from minlp_fs.errors import InputError
+from minlp_fs.objective import NonFiniteError
 
 from bnb_helpers import KERNELS, SENSES, random_instance, value_table
 
@@ -125,6 +126,23 @@ def test_fit_sense_child_bounds_hold_at_any_relaxed_step_budget(kernel, seed, mo
     assert search.RELAXED_STEPS in steps
     one, uncapped = _certified_at_one_step_and_uncapped(inst, enum, default, monkeypatch, "RELAXED_STEPS")
     assert (one.info["nodes"], one.info["qps"]) != (uncapped.info["nodes"], uncapped.info["qps"])   # the cap binds
+
+
+@pytest.mark.parametrize("kernel", ["poly2", "poly3", "rbf"])
+def test_a_child_bound_that_is_not_a_number_is_an_error(kernel, monkeypatch):
+    """A NaN child bound would be neither pushed nor pruned (every comparison with it is False): its subsets would
+    leave the search unnoticed. The split refuses it, whatever bound the node already had (max(bound, NaN) would
+    have been the node's bound)."""
+    from minlp_fs.exact import search
+
+    split = search.fit_split
+
+    def one_nan(*args, **kwargs):
+        order, bounds = split(*args, **kwargs)
+        return order, [float("nan"), *bounds[1:]]
+    monkeypatch.setattr(search, "fit_split", one_nan)
+    with pytest.raises(NonFiniteError, match="not a number"):
+        solve(random_instance(2, 30, 7, 3, kernel, "fit"), "bnb", incumbent="none")
 
 
 @pytest.mark.parametrize("sense", SENSES)
