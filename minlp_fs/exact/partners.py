@@ -80,7 +80,7 @@ def partner_items(own: np.ndarray, Q: np.ndarray, r: int) -> np.ndarray:
     own, Q = np.ascontiguousarray(own, dtype=float), np.ascontiguousarray(Q, dtype=float)
     if not (np.isfinite(own).all() and np.isfinite(Q).all()):
         raise NonFiniteError("bnb: a fixed-alpha bound's terms are not finite; the data or alpha must hold a "
-                                 "non-finite or overflowing value")
+                             "non-finite or overflowing value")
     return _items(own, Q, int(r))
 
 

@@ -201,7 +201,7 @@ class _Search(PaperProbes):
         """``score``, refused when it is not finite (a NaN bound would prune silently: NaN < x is False)."""
         if not np.isfinite(score):
             raise NonFiniteError(f"bnb: a QP's value or bound is not finite ({score}); the kernel matrix or "
-                                     "the data must hold a non-finite or overflowing value")
+                                 "the data must hold a non-finite or overflowing value")
         return score
 
     def _count(self, results) -> None:
@@ -234,7 +234,7 @@ class _Search(PaperProbes):
         pruned, and its subsets would leave the search silently."""
         if any(b != b for b in bounds):
             raise NonFiniteError(f"bnb: a child's bound of the node fixing {list(node.fixed)} in is not a number; "
-                                     "the kernel matrix or the data must hold a non-finite or overflowing value")
+                                 "the kernel matrix or the data must hold a non-finite or overflowing value")
         at = self._prune_at()
         kept = [t for t, b in enumerate(bounds) if b < at]
         pruned = [b for b in bounds if b >= at]

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minlp_fs.objective import NonFiniteError
 from minlp_fs.exact.partners import partner_items, top_sums
+from minlp_fs.objective import NonFiniteError
 
 
 def sorted_items(own, Q, r):
