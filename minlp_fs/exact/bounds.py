@@ -207,13 +207,13 @@ def _order(basis, fixed, free, need: int) -> list:
     return sorted(free, key=lambda j: (-share[j], j))
 
 
-def _child_bounds(basis, fixed, need: int, order, settled: float = np.inf) -> list:
+def _child_bounds(basis, fixed, need: int, order, settled: float | None = None) -> list:
     if isinstance(basis, GaussianChords):
         bounds = basis.child_bounds(order, need)
     elif isinstance(basis, FixedAlphaQuadratic):
         bounds = pair_bounds(basis, fixed, order, need)
     else:
-        bounds = share_bounds(basis, order, need, enough=-settled)
+        bounds = share_bounds(basis, order, need, enough=None if settled is None else -settled)
     return [-b for b in bounds]
 
 
@@ -232,10 +232,11 @@ def fit_child_bounds(instance, alpha: np.ndarray, fixed, free, need: int, order)
     return _child_bounds(_fit_basis(instance, alpha, fixed, free, need), fixed, need, order)
 
 
-def fit_split(instance, alpha: np.ndarray, fixed, free, need: int, settled: float = np.inf) -> tuple:
+def fit_split(instance, alpha: np.ndarray, fixed, free, need: int, settled: float | None = None) -> tuple:
     """(:func:`fit_order`, :func:`fit_child_bounds` in that order) from one fixed-alpha basis (built once).
-    ``settled``: a score (the incumbent's); a child whose cheaper degree-share bound already reaches it keeps
-    that bound, without the exact head's pair terms (:func:`.shares.share_bounds`, ``enough``)."""
+    ``settled``: a score (the search's prune threshold: the incumbent's, less the relative gap; None: no threshold);
+    the exact head's pair terms are computed only for the children they could bring to it (:func:`.shares.share_bounds`,
+    ``enough``): whether a child's bound reaches ``settled`` is the same as with every head."""
     basis = _fit_basis(instance, alpha, fixed, free, need)
     order = _order(basis, fixed, free, need)
     return order, _child_bounds(basis, fixed, need, order, settled)

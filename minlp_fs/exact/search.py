@@ -280,7 +280,7 @@ class _Search(PaperProbes):
                                                  node.relaxed if node.relaxed is not None else alpha,
                                                  max_steps=RELAXED_STEPS)
                 self.counts["qps"] += 1
-                order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need, self._score_inc())
+                order, bounds = fit_split(self.inst, at, node.fixed, node.free, node.need, self._prune_at())
                 bounds = np.maximum(bound, bounds).tolist()   # (a NaN stays one, for _branch to refuse)
                 self.counts["pruned_marginal"] += self._branch(   # bound < the threshold: the fixed-alpha bounds prune
                     node, order, bounds, lambda t, f, F: tree.Node(f, F, node.need - 1, bounds[t],

@@ -67,8 +67,8 @@ into k's item too, the child's bound becomes
 (:func:`share_bounds`); for degree 2 (W = gamma^2 / 2, Q_jk = gamma^2 V_jk^2 / 2 with V = X' diag(v) X,
 rest_j + Q_jj = f(alpha, I + j) - f(alpha, I)) this is the pair bound of :mod:`.bounds` term by term.
 Cost: Q by the Kronecker factors of W (symmetric tensor powers of the rows: :func:`_pair_quads`) or W itself,
-O(m^2 |F|^2) at most; the head's pair terms only for the children the cheaper partner bound leaves open
-(:func:`share_bounds`, ``enough``); a need-1 node (leaf children) needs no Q at all.
+O(m^2 |F|^2) at most; the head's pair terms only for the children the cheaper partner bound leaves open and the
+head could close (:func:`share_bounds`, ``enough``); a need-1 node (leaf children) needs no Q at all.
 Measured when it was introduced (the marginal bound then still in the search), at the root of German poly3
 B = 9 (fit, incumbent -5011.9), at the same relaxed alpha: marginal
 bound -3063.5, shares alone -3891.7, shares with partners for t = 2 only -3979.1, for every t -4144.9
@@ -273,11 +273,17 @@ def share_bounds(shares: FixedAlphaShares, order, need: int, enough: float | Non
     P = order[t+1:]; its bound is f(alpha, I + j) + the r largest over k in P of
     rest_k + Q_kk + 2 Q_jk + P_jk + top_{r-1}{Q_kl : l in P - k} (the pairs (j, k) moved to k's item).
 
-    ``enough``: a value of f; a child whose bound without the exact head (f(alpha, I) + rest_j + Q_jj + the same
-    items without P_jk: the partner bound) is already at most ``enough`` keeps that bound, and the head's pair
-    terms, which cost most, are computed for the other children only, each keeping the smaller of its two bounds
-    (German poly5 fit B = 6: the head-less bound settles 5,878 of 9,075 children against the optimum, the head 121
-    more, and it was the tighter one for every child)."""
+    ``enough``: a value of f (None: every child gets its exact head); the head's pair terms, which cost most, are
+    computed only for the children whose bound they could bring to ``enough`` or below, each keeping the smaller of
+    its two bounds; the others keep the bound without the exact head (f(alpha, I) + rest_j + Q_jj + the same items
+    without P_jk: the partner bound). That is a child whose partner bound is already at most ``enough``, and a child
+    whose headed bound cannot reach it: P_jk >= 0 (quadratic forms of PSD matrices), so the headed bound is at
+    least f(alpha, I + j) + the r largest items without P_jk, which the partner bound's sums give for free. Whether a
+    child is at most ``enough`` is thus the same as with every head. (German poly5 fit B = 6: the partner bound
+    settles 5,878 of 9,075 children against the optimum, the head 121 more. In a search there, the head could reach
+    the threshold for 136 of the 3,398 children the partner bound left and did for 109; skipping the other heads
+    left the same tree there, on Ionosphere poly5 fit B = 5 and on Cleveland poly3 / poly5 fit B = 6, where 70 of 72
+    heads are skipped: 1.2x less CPU; Parkinsons poly5 fit B = 6 1.25x, one QP more.)"""
     _check_pairs(shares, need)
     o = shares.index(order)
     alone = shares.alone[o]
@@ -288,8 +294,10 @@ def share_bounds(shares: FixedAlphaShares, order, need: int, enough: float | Non
     Q = shares.Q[np.ix_(o, o)]
     own = shares.rest[o] + np.diagonal(Q)
     items = partner_items(own, Q, r)                   # child t's items over P = order[t+1:], before P_jk
-    bounds = shares.f_fixed + own[:n] + top_sums(items, r, np.arange(n))
-    rows = [t for t in range(n) if enough is None or bounds[t] > enough]
+    sums = top_sums(items, r, np.arange(n))
+    bounds = shares.f_fixed + own[:n] + sums
+    floor = shares.f_fixed + alone[:n] + sums          # the headed bound is at least this (P_jk >= 0)
+    rows = [t for t in range(n) if enough is None or bounds[t] > enough >= floor[t]]
     if rows:
         headed = shares.f_fixed + alone[rows] + top_sums(items + shares.head(order, rows), r, rows)
         bounds[rows] = np.minimum(bounds[rows], headed)

@@ -89,7 +89,7 @@ def test_partner_shares_bound_every_subset_share(kernel, seed, data, random_feas
 def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_feasible_alpha):
     """At a random feasible alpha, the relaxed alpha or the universe's, in any order: every S of child t has
     g(S) <= f(alpha, S) <= the child's share bound, and that bound is at most f(alpha, U); with ``enough``, a child
-    keeps a looser bound only when it is at most ``enough``."""
+    keeps a looser bound (no exact head) only where the head would not change whether it is at most ``enough``."""
     n, B = 7, 4
     inst = random_instance(seed, 24, n, B, kernel, "fit")
     g = value_table(inst, sizes=[B])
@@ -102,7 +102,8 @@ def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_fea
     enough = data.draw(st.floats(min(full) - 1.0, max(full) + 1.0))
     bounds = share_bounds(shares, order, need, enough=enough)
     for bound, tight in zip(bounds, full):   # the head's terms of fewer rows may round otherwise in the last bits
-        assert bound == pytest.approx(tight, rel=1e-12, abs=1e-12) or tight < bound <= enough
+        assert bound == pytest.approx(tight, rel=1e-12, abs=1e-12) or (
+            tight < bound and (bound <= enough) == (tight <= enough))
     f_all = inst.objective(alpha, tree.universe(fixed, free))
     for (t, f_t, F_t), bound in zip(tree.split(fixed, free, need, order), bounds):
         for R in itertools.combinations(F_t, need - 1):
@@ -110,6 +111,34 @@ def test_share_bounds_hold_for_every_child_subset(kernel, seed, data, random_fea
             assert inst.objective(alpha, S) <= bound + tol(bound)
             assert g[S] <= bound + tol(bound)
         assert bound <= f_all + tol(f_all)
+
+
+@pytest.mark.parametrize("kernel", ("poly3", "poly5"))
+@given(seed=seeds, data=st.data())
+@settings(max_examples=10, deadline=None)
+def test_a_head_is_computed_only_where_it_could_reach_enough(kernel, seed, data, random_feasible_alpha):
+    """The headed bound is at least f(alpha, I + j) + the partner items' sums (P_jk >= 0): a child whose floor is above
+    ``enough`` gets no head (``head`` is asked for the other rows only), and every row asked for could reach it."""
+    n, B = 8, 4
+    inst = random_instance(seed, 24, n, B, kernel, "fit")
+    fixed, free, need = random_node(data, n, B)
+    if need < 2:
+        return
+    alpha = random_feasible_alpha(np.random.default_rng(seed), inst.y, inst.C)
+    order = list(data.draw(st.permutations(free)))
+    shares = FixedAlphaShares(inst, alpha, fixed, free)
+    full = share_bounds(shares, order, need)
+    asked = []
+    real_head = shares.head
+    shares.head = lambda order_, rows: asked.extend(rows) or real_head(order_, rows)
+    assert share_bounds(shares, order, need, enough=-np.inf) == share_bounds(shares, order, need, enough=np.inf)
+    assert asked == []                         # no head reaches -inf; +inf: every partner bound is already below it
+    enough = data.draw(st.floats(min(full) - 1.0, max(full) + 1.0))
+    bounds = share_bounds(shares, order, need, enough=enough)
+    for t in asked:                            # a row asked for keeps its headed bound, the tight one
+        assert bounds[t] == pytest.approx(full[t], rel=1e-12, abs=1e-12)
+    for t in set(range(len(bounds))) - set(asked):
+        assert (bounds[t] <= enough) == (full[t] <= enough + 1e-12 * max(1.0, abs(enough)))
 
 
 @given(seed=seeds, data=st.data())
