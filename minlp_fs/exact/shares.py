@@ -283,7 +283,8 @@ def share_bounds(shares: FixedAlphaShares, order, need: int, enough: float | Non
     settles 5,878 of 9,075 children against the optimum, the head 121 more. In a search there, the head could reach
     the threshold for 136 of the 3,398 children the partner bound left and did for 109; skipping the other heads
     left the same tree there, on Ionosphere poly5 fit B = 5 and on Cleveland poly3 / poly5 fit B = 6, where 70 of 72
-    heads are skipped: 1.2x less CPU; Parkinsons poly5 fit B = 6 1.25x, one QP more.)"""
+    heads are skipped; one process alternating the two rules: Cleveland poly5 1.2x less CPU, Parkinsons poly5 fit
+    B = 6 1.25x with one QP more, German and Ionosphere within the runs' noise.)"""
     _check_pairs(shares, need)
     o = shares.index(order)
     alone = shares.alone[o]
