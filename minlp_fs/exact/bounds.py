@@ -234,9 +234,10 @@ def fit_child_bounds(instance, alpha: np.ndarray, fixed, free, need: int, order)
 
 def fit_split(instance, alpha: np.ndarray, fixed, free, need: int, settled: float | None = None) -> tuple:
     """(:func:`fit_order`, :func:`fit_child_bounds` in that order) from one fixed-alpha basis (built once).
-    ``settled``: a score (the search's prune threshold: the incumbent's, less the relative gap; None: no threshold);
-    the exact head's pair terms are computed only for the children they could bring to it (:func:`.shares.share_bounds`,
-    ``enough``): whether a child's bound reaches ``settled`` is the same as with every head."""
+    ``settled``: a score, the search's prune threshold (the incumbent's, less the relative gap): the exact head's pair
+    terms are computed only for the children they could bring to it (:func:`.shares.share_bounds`, ``enough``), so
+    whether a child's bound reaches ``settled`` is the same as with every head; None: every child gets its head (the
+    bounds of :func:`fit_child_bounds`, which the verifier recomputes)."""
     basis = _fit_basis(instance, alpha, fixed, free, need)
     order = _order(basis, fixed, free, need)
     return order, _child_bounds(basis, fixed, need, order, settled)
