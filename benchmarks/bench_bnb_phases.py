@@ -8,12 +8,15 @@ is split by timers around the search's phases, each instant charged to the inner
 * universe: the fit sense's QP of a node's universe U = I u F and its kernel matrix;
 * relaxed: the relaxed beta's kernel matrix (:func:`minlp_fs.exact.bounds.relaxed_gram`) and QP;
 * split: the fixed-alpha order and child bounds (:func:`minlp_fs.exact.bounds.fit_split`);
-* probes: the paper sense's expansion of a node by its probes (:mod:`minlp_fs.exact.paper_probes`);
+* probes: the paper sense's expansion of a node by its probes (:mod:`minlp_fs.exact.paper_probes`) but for
+  tighten (its straddling loose probes re-solved to TIGHTEN_TOL, ``_tighten_one``) and subsets (a need-1 node's
+  probes, which are B-subsets solved to the search's tolerance, ``_subset_probe``);
 * leaves: a one-subset node's kernel matrix and QP;
 * rest: the fit sense's expansion outside the above, the loop, pruning and bookkeeping.
 
 The last column, "ratio if only these remained": enumeration's CPU over the CPU of the phases every expanded
-node pays whatever its children (relaxed + split in the fit sense, probes in the paper sense): the time ratio bnb
+node pays whatever its children (relaxed + split in the fit sense, probes + tighten + subsets in the paper sense):
+the time ratio bnb
 would reach with every other phase free, the same tree. A ratio target above it needs those phases cheaper or a
 smaller tree, not the leaves, universes or heuristic.
 
@@ -41,7 +44,7 @@ from _common import add_io_args, timed_section, write_section
 CASES = [("cleveland", "poly2", "fit", 6), ("cleveland", "poly3", "fit", 6), ("cleveland", "poly5", "fit", 6),
          ("cleveland", "poly5", "paper", 6), ("parkinsons", "poly2", "paper", 6), ("cleveland", "poly2", "paper", 6),
          ("parkinsons", "poly3", "fit", 6), ("parkinsons", "poly3", "paper", 6)]
-PHASES = ("heuristic", "universe", "relaxed", "split", "probes", "leaves", "rest")
+PHASES = ("heuristic", "universe", "relaxed", "split", "probes", "tighten", "subsets", "leaves", "rest")
 
 
 class Phases:
@@ -87,7 +90,8 @@ def instrumented(phases: Phases):
     wraps = [(S, "_heuristic", "heuristic", {}), (S, "_leaf", "leaves", {}), (S, "_expand_fit", "expand", {}),
              (S, "_universe_gram", "universe", {}),
              (S, "_solve", "universe", {"inside": "expand"}),   # the universe's QP (a leaf's is in "leaves")
-             (S, "_expand_probes", "probes", {}), (search, "relaxed_gram", "relaxed", {}),
+             (S, "_expand_probes", "probes", {}), (S, "_tighten_one", "tighten", {}),
+             (S, "_subset_probe", "subsets", {}), (search, "relaxed_gram", "relaxed", {}),
              (search, "fit_split", "split", {}),
              (AlphaSubproblem, "solve_gram", "relaxed", {"inside": "expand"})]   # the relaxed QP
     real = [(owner, attr, getattr(owner, attr), attr in vars(owner)) for owner, attr, _, _ in wraps]
@@ -96,7 +100,7 @@ def instrumented(phases: Phases):
             setattr(owner, attr, phases.timed(name, func, **how))
         yield phases
     finally:
-        for owner, attr, func, own in real:   # an inherited method (_expand_probes) is inherited again
+        for owner, attr, func, own in real:   # an inherited method (PaperProbes') is inherited again
             setattr(owner, attr, func) if own else delattr(owner, attr)
 
 
@@ -117,7 +121,7 @@ def case_row(case, data_dir, repeat: int, phases: Phases) -> str:
     e = sorted(enums)[len(enums) // 2]
     spent["rest"] = spent.pop("expand", 0.0) + spent.pop("outside", 0.0)
     same = abs(res.objective - enum.objective) <= 1e-6 * max(1.0, abs(enum.objective))
-    core = spent["relaxed"] + spent["split"] if sense == "fit" else spent["probes"]
+    core = spent["relaxed"] + spent["split"] if sense == "fit" else spent["probes"] + spent["tighten"] + spent["subsets"]
     cells = " | ".join(f"{1e3 * spent[p]:.1f}" for p in PHASES)
     return (f"| {dataset} | {kernel} | {sense} | {B} | {'yes' if same else 'NO'} | {res.info['nodes']} | "
             f"{1e3 * e:.1f} | {1e3 * cpu:.1f} | {e / cpu:.1f}x | {cells} | {e / core:.1f}x |")
@@ -131,8 +135,8 @@ def main(argv=None) -> None:
     started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
     phases = Phases()
     rows = ["| dataset | kernel | sense | B | same optimum | bnb nodes | enumeration CPU (ms) | bnb CPU (ms) | ratio | "
-            + " | ".join(f"{p} (ms)" for p in PHASES) + " | ratio if only relaxed + split (fit) or probes (paper) "
-            "remained |", "|---" * (10 + len(PHASES)) + "|"]
+            + " | ".join(f"{p} (ms)" for p in PHASES) + " | ratio if only relaxed + split (fit) or probes + tighten + "
+            "subsets (paper) remained |", "|---" * (10 + len(PHASES)) + "|"]
     with threadpool_limits(1), instrumented(phases):
         for case in CASES:
             rows.append(case_row(case, args.data_dir, args.repeat, phases))

@@ -14,7 +14,7 @@ import bench_bnb_phases as bp  # noqa: E402
 
 
 @pytest.mark.parametrize("sense, seen, unseen", [("fit", {"universe", "relaxed", "split", "leaves"}, {"probes"}),
-                                                 ("paper", {"probes"}, {"universe", "relaxed", "split"})])
+                                                 ("paper", {"probes", "subsets"}, {"universe", "relaxed", "split"})])
 def test_phases_add_up_to_the_run_and_the_search_is_restored(sense, seen, unseen):
     data = make_synthetic(m=60, n_informative=3, n_noise=5, seed=2)
     inst = make_instance(data.X, data.y, B=4, kernel="poly3", sense=sense)
@@ -26,4 +26,4 @@ def test_phases_add_up_to_the_run_and_the_search_is_restored(sense, seen, unseen
     assert sum(phases.spent.values()) == pytest.approx(cpu, rel=1e-9, abs=1e-12)
     assert all(phases.spent[p] > 0 for p in seen) and all(phases.spent.get(p, 0.0) == 0 for p in unseen)
     assert (search._Search._solve, search.fit_split, AlphaSubproblem.solve_gram) == before
-    assert "_expand_probes" not in vars(search._Search)   # inherited from PaperProbes, as before
+    assert not {"_expand_probes", "_tighten_one", "_subset_probe"} & set(vars(search._Search))   # PaperProbes', as before
