@@ -16,9 +16,8 @@ is split by timers around the search's phases, each instant charged to the inner
 
 The last column, "ratio if only these remained": enumeration's CPU over the CPU of the phases every expanded
 node pays whatever its children (relaxed + split in the fit sense, probes + tighten + subsets in the paper sense):
-the time ratio bnb
-would reach with every other phase free, the same tree. A ratio target above it needs those phases cheaper or a
-smaller tree, not the leaves, universes or heuristic.
+the time ratio bnb would reach with every other phase free, the same tree. A ratio target above it needs those
+phases cheaper or a smaller tree, not the leaves, universes or heuristic.
 
     python benchmarks/bench_bnb_phases.py [--repeat 7] [--data-dir ../shared/datasets] [--output RESULTS.md]
 """
