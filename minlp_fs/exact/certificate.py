@@ -199,7 +199,12 @@ def load(path) -> dict:
 def dual_lower_bound(inst, subset, a: np.ndarray) -> float:
     """-P(w, b, xi) <= g(subset) for the primal point of ANY vector ``a`` (module docstring, weak duality):
     :func:`~minlp_fs.objective.primal_point` with the bias minimising the hinge sum (the strongest for
-    this w), its decision values o = K_S (a*y) from the columns of a's support only."""
+    this w), its decision values o = K_S (a*y) from the columns of a's support only. ``a`` is first clipped into
+    the box [0, C]^m (an honest alpha is inside it): the bound holds for any vector in exact arithmetic, but in
+    floating point a vector of huge entries along the null space of a low-rank K_S (a few features of a degree-2
+    kernel) makes w'w pure rounding noise of either sign, large enough to "prove" any value; inside the box that
+    noise is at most about m eps (C m)^2 max|K|, below the verdict's tolerance."""
+    a = np.clip(a, 0.0, inst.C)
     sv = np.flatnonzero(a)
     K_sv = inst.kernel.gram(inst.X, list(subset), Z=inst.X[sv])      # K_S[:, sv]
     o = K_sv @ (a[sv] * inst.y[sv])

@@ -1,5 +1,6 @@
 """Certificates: written by bnb, replayed by verify (libsvm), tampered ones rejected; the CLI round trip."""
 import copy
+import itertools
 import json
 
 import pytest
@@ -151,3 +152,46 @@ def test_a_non_finite_alpha_is_a_malformed_certificate(certificates):
     rec["alpha"]["value"][0] = float("nan")
     verdict = verify(doc)
     assert not verdict.proven and "non-finite" in verdict.reason
+
+
+@pytest.mark.parametrize("sense", SENSES)
+def test_a_huge_alpha_along_the_kernels_null_space_proves_nothing(sense, tmp_path):
+    """-P at any vector bounds g in exact arithmetic, but K_S of at most two features and a degree-2 kernel has rank
+    at most 6 at m = 60: a vector of entries up to 1e11 along its null space makes w'w rounding noise of either sign,
+    and a few random draws find one whose -P, computed as the verifier did before it clipped alphas into [0, C],
+    reaches a false claim. Fit sense: a claim 20 % better than the optimum, at its forged alpha; paper sense: the
+    worst subset claimed optimal, with every probe of the root forged above its value. Clipped, neither proves."""
+    import numpy as np
+
+    from minlp_fs.alpha import AlphaSubproblem
+    from minlp_fs.exact.certificate import _sparse
+    from minlp_fs.objective import primal_point
+
+    inst = random_instance(0, 60, 6, 2, "poly2", sense)
+    res = solve(inst, "bnb", certificate=str(tmp_path / "c.json"))
+    doc = load(tmp_path / "c.json")
+    rng = np.random.default_rng(0)
+
+    def forged(S, at_least):   # a vector whose unclipped -P for subset S is at least ``at_least``
+        w, V = np.linalg.eigh(inst.gram(S))
+        null = V[:, np.abs(w) < 1e-10 * w[-1]]
+        for _ in range(500):
+            a = 10 ** rng.uniform(8, 11) * (null @ rng.standard_normal(null.shape[1])) * inst.y
+            sv = np.flatnonzero(a)
+            o = inst.kernel.gram(inst.X, list(S), Z=inst.X[sv]) @ (a[sv] * inst.y[sv])
+            if -primal_point(a, inst.y, inst.C, o, bias="hinge").value >= at_least:
+                return _sparse(a)
+        raise AssertionError("no forged vector found")
+    if sense == "fit":
+        claimed = res.objective + 0.2 * abs(res.objective)
+        doc["claim"].update(value=claimed, bound=claimed, alpha=forged(tuple(res.features), claimed))
+    else:
+        oracle = AlphaSubproblem(inst)
+        value, S = max((oracle.solve(S).value, S) for S in itertools.combinations(range(inst.n), 2))
+        assert value > res.objective + 1.0
+        doc["claim"].update(subset=list(S), value=value, bound=value, alpha=None)
+        doc["nodes"] = [{"kind": "probes", "fixed": [], "free": list(range(inst.n)), "need": 2,
+                         "order": list(range(inst.n)), "probes": [[j, None, None, forged((j,), value)]
+                                                                  for j in range(inst.n)]}]
+    verdict = verify(doc)
+    assert not verdict.proven, verdict.reason
