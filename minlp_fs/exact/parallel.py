@@ -103,6 +103,13 @@ def _run_subtree(method, instance, node, incumbent: tuple, deadline_at, tol: flo
                 "open_nodes": 0 if handed_back else len(open_nodes)}
 
 
+def _detached(node):
+    """``node`` with its own copy of its siblings' universe bounds (:class:`.tree.Siblings`): joblib may pickle
+    several tasks together, and sibling subtrees sharing one copy in a worker would make the tree depend on the
+    batching, so on the number of workers."""
+    return node if node.siblings is None else replace(node, siblings=node.siblings.copy())
+
+
 def _merge_counts(total: dict, part: dict) -> None:
     for key, v in part.items():
         total[key] = max(total[key], v) if key == "max_open" else total[key] + v
@@ -137,8 +144,8 @@ def parallel_search(method, run) -> Status:
                             search._pruned(n.bound)
                     search.counts["pruned_bound"] += len(wave) - len(todo)
                     start = (inc.value, inc.subset, inc.alpha)
-                    results = parallel(delayed(_run_subtree)(worker, inst, n, start, run.deadline.at, search.qp.tol,
-                                                             record, NODE_BUDGET) for n in todo)
+                    results = parallel(delayed(_run_subtree)(worker, inst, _detached(n), start, run.deadline.at,
+                                                             search.qp.tol, record, NODE_BUDGET) for n in todo)
                     del frontier[:WAVE]
                     frontier[:0] = [n for r in results for n in r["handed_back"]]
                     n_waves, n_subtrees = n_waves + 1, n_subtrees + len(todo)
