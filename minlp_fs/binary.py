@@ -22,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .errors import InputError, plain
+from .errors import InputError, plain, plain_integer
 from .kernels import Kernel, make_kernel
 from .objective import attains_trivial_bound, check_kernel_range, dual_objective, trivial_bound
 
@@ -74,7 +74,16 @@ class Instance:
 
     def objective(self, alpha: np.ndarray, subset) -> float:
         """f(alpha, beta) by the package's one objective function."""
+        alpha = np.asarray(alpha, dtype=float)
+        if alpha.shape != self.alpha_shape:
+            raise InputError(f"alpha must have shape {self.alpha_shape} (one number per row and machine); got shape "
+                             f"{alpha.shape}")
         return self.gram_objective(alpha, self.gram(subset))
+
+    @property
+    def alpha_shape(self) -> tuple:
+        """The shape of an alpha: one number per row (m,)."""
+        return (self.m,)
 
     def gram_objective(self, alpha: np.ndarray, K: np.ndarray) -> float:
         """f(alpha, beta) for the subset's Gram matrix K = K_beta, already built."""
@@ -115,7 +124,11 @@ class Instance:
         return tuple(idx)
 
     def with_params(self, **changes) -> "Instance":
-        """A copy with other B, C, sense or kernel, validated again."""
+        """A copy with other B, C, sense, kernel or feature names, validated again."""
+        unknown = sorted(set(changes) - {"B", "C", "sense", "kernel", "feature_names"})
+        if unknown:
+            raise InputError(f"with_params: cannot change {plain(unknown)}; it changes B, C, sense, kernel (e.g. "
+                             "kernel='poly3' or make_kernel('rbf', gamma=0.5)) and feature_names")
         if "B" in changes:
             check_B(changes["B"], self.n)
         if "sense" in changes:
@@ -151,6 +164,6 @@ def check_C(C):
 
 def check_B(B, n):
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)):
-        raise InputError(f"B must be an integer; got {plain(B)}")
+        raise InputError(f"B must be an integer; got {plain_integer(B)}")
     if not 1 <= B <= n:
         raise InputError(f"B = {B} is out of range: it must be between 1 and the number of features n = {n}")

@@ -7,6 +7,7 @@ never switches on method names. Errors are printed as one line, never a tracebac
 status says how a verb ended (README, "Reliability"):
 
     0 finished   1 a solver ran and failed   2 bad input   3 unavailable (method or solver)
+    4 a solver's limit other than time (iterations, nodes, memory) stopped it: the best answer so far is printed
     124 time limit reached (the best answer so far is printed)   130 interrupted (Ctrl-C)
 
 The package is imported inside :func:`main`, so Ctrl-C during start-up is one line too.
@@ -32,8 +33,9 @@ _SHARED = {"time_limit": "time_limit", "seed": "seed", "n_jobs": "jobs", "progre
            "solver_options": "solver_option"}
 #: exit statuses (README, "Reliability")
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_UNAVAILABLE, EXIT_TIME_LIMIT, EXIT_INTERRUPTED = 0, 1, 2, 3, 124, 130
+EXIT_LIMIT = 4
 #: a Result's status -> exit status
-_STATUS_EXIT = {"optimal": EXIT_OK, "converged": EXIT_OK, "time_limit": EXIT_TIME_LIMIT,
+_STATUS_EXIT = {"optimal": EXIT_OK, "converged": EXIT_OK, "time_limit": EXIT_TIME_LIMIT, "limit": EXIT_LIMIT,
                 "interrupted": EXIT_INTERRUPTED, "unavailable": EXIT_UNAVAILABLE, "error": EXIT_FAILED}
 
 
@@ -240,6 +242,8 @@ def _instance(args):
 
 
 def _print_table(result, instance) -> None:
+    from .objective import degenerate_advice
+
     d = instance.describe()
     k = ", ".join(f"{a}={b}" for a, b in d["kernel"].items() if a != "name")
     multiclass = len(d["classes"]) > 2
@@ -263,8 +267,8 @@ def _print_table(result, instance) -> None:
                               f"the objective is {100 * above:.3g}% above it"))
     if result.degenerate:
         rows.append(("DEGENERATE", f"attains the trivial bound {d['trivial_bound']:g} = {bound}: "
-                                   "a one-class SVM. Use --sense fit for informative features."))
-    if result.message and not result.degenerate:
+                                   f"a one-class SVM. {degenerate_advice(instance.sense)}"))
+    if result.message:   # a certified claim's tolerance among others
         rows.append(("note", result.message))
     width = max(len(r[0]) for r in rows)
     for key, val in rows:

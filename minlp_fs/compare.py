@@ -18,6 +18,7 @@ import itertools
 from dataclasses import dataclass
 
 from .errors import InputError, MinlpFsError
+from .objective import TRIVIAL_RTOL
 from .options import check_value
 
 #: instance parameters a grid may vary (``--B 3,4``, ``--kernel poly2,rbf``)
@@ -194,6 +195,8 @@ def format_table(rows) -> str:
                 .rstrip() for line in table]
         notes = [f"  {r.method}: {r.result.message}" for r in group
                  if r.result.status in ("unavailable", "error") and r.result.message]
+        if any(r.result.certified for r in group):
+            notes.append(f"  certified: optimal to {TRIVIAL_RTOL:g} relative, the accuracy of every value")
         out += notes + [""]
     return "\n".join(out).rstrip() + "\n"
 

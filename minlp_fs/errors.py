@@ -43,6 +43,14 @@ class CapabilityError(MinlpFsError, ValueError):
     """A method asked of a kernel what it does not offer (e.g. ACSO on a Gaussian kernel)."""
 
 
+def plain_integer(value) -> str:
+    """:func:`plain` for a message asking for an integer: a float keeps its decimal point (``m = 10.0 rows
+    requested; it must be an integer``, where ``10`` would read as a contradiction)."""
+    if isinstance(value, float) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "f"):
+        return repr(float(value))
+    return plain(value)
+
+
 def plain(value) -> str:
     """A value as a message shows it: numbers as users write them (1, 0.5, 1e+70), never numpy reprs
     such as ``np.float64(1.0)``; strings quoted; lists, tuples and dicts element by element."""

@@ -233,6 +233,9 @@ def evaluate(instance, features=None, alpha=None, beta=None, source: str = "feat
 
 def format_evaluation(ev: Evaluation) -> str:
     """The ``minlp-fs evaluate`` table: one ``key  value`` line per item."""
+    from .experiments.metrics import REACHED_PCT
+    from .objective import TRIVIAL_RTOL, degenerate_advice
+
     rows = [("source", ev.source), ("objective", f"{ev.objective:.9g}  (g(S) by the exact alpha-subproblem)"),
             ("features", ", ".join(f"{j}:{nm}" for j, nm in zip(ev.features, ev.feature_names)))]
     if ev.beta_max_fractionality is not None:
@@ -242,10 +245,12 @@ def format_evaluation(ev: Evaluation) -> str:
                                    f"{ev.file_alpha_violation:.2g})"))
     certified = "-" if ev.certified_objective is None else (
         f"{ev.certified_objective:.9g}  features {', '.join(map(str, ev.certified_features))}")
-    rows += [("certified", certified), ("status", ev.status),
+    status = ev.status + (f" (within {REACHED_PCT:g} % of the certified optimum, itself optimal to {TRIVIAL_RTOL:g} "
+                          "relative: the accuracy of every value)" if ev.status == "optimal" else "")
+    rows += [("certified", certified), ("status", status),
              ("gap", "-" if ev.gap_pct is None else f"{ev.gap_pct:.4g} %")]
     if ev.degenerate:
-        rows.append(("DEGENERATE", "attains the trivial bound (one-class SVM); use --sense fit"))
+        rows.append(("DEGENERATE", f"attains the trivial bound (one-class SVM). {degenerate_advice(ev.sense)}"))
     if ev.message:
         rows.append(("note", ev.message))
     width = max(len(k) for k, _ in rows)

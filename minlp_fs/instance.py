@@ -16,7 +16,7 @@ from numbers import Number
 import numpy as np
 
 from .binary import DEFAULT_C, Instance, check_B, check_C, check_sense
-from .errors import InputError, plain
+from .errors import InputError, plain, plain_integer
 from .kernels import Kernel, make_kernel
 from .multiclass.instance import MulticlassInstance
 from .objective import check_kernel_range
@@ -40,6 +40,8 @@ def _as_matrix(X) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise
+        if _has_missing(X):
+            raise InputError("X contains missing values (NA); remove or impute them first") from None
         raise InputError("X must be a numeric matrix (rows = samples, columns = features)") from None
     if A.ndim != 2:
         raise InputError(f"X must be 2-dimensional (samples x features); got shape {A.shape}")
@@ -52,6 +54,11 @@ def _as_matrix(X) -> np.ndarray:
         raise InputError(f"X contains {kind} (first at row {r}, column {c}); "
                          f"{int(bad.sum())} non-finite entries in all: remove or impute them first")
     return A
+
+
+def _has_missing(X) -> bool:
+    """Whether a pandas X holds missing values (pd.NA of a nullable column, which numpy cannot convert)."""
+    return hasattr(X, "isna") and bool(X.isna().to_numpy().any())
 
 
 def encode_classes(y, m: int) -> tuple[np.ndarray, tuple]:
@@ -72,6 +79,10 @@ def encode_classes(y, m: int) -> tuple[np.ndarray, tuple]:
     if yy.dtype.kind in "fc" and not np.all(np.isfinite(yy)):
         raise InputError("y contains NaN or infinite labels")
     classes, codes = np.unique(yy, return_inverse=True)
+    if yy.dtype.kind == "f" and classes.size > 2 and not np.all(classes == np.round(classes)):
+        example = classes[np.flatnonzero(classes != np.round(classes))[0]]   # (two values are two classes, any)
+        raise InputError(f"y looks continuous ({classes.size} distinct numbers, some not integers, e.g. "
+                         f"{plain(example)}): a class label is needed, e.g. -1/+1, 0/1 or class names")
     if classes.size < 2:
         raise InputError(f"y has a single class ({plain(classes[0])} only): an SVM needs two classes")
     return codes.reshape(-1), tuple(c.item() if hasattr(c, "item") else c for c in classes)
@@ -110,6 +121,11 @@ def scale(X: np.ndarray, scaling: str) -> np.ndarray:
         return (X - lo) / np.where(hi - lo < 10 * eps, 1.0, hi - lo)
     if scaling == "standard":
         mean, var = X.mean(axis=0), X.var(axis=0)
+        if not np.isfinite(var).all():   # inf would count as "constant" below, the column left unscaled
+            cols = np.flatnonzero(~np.isfinite(var))
+            raise InputError(f"standard scaling overflows on column(s) {plain(cols[:10].tolist())}: their variance "
+                             "is beyond floating point (values near 1e154 or above); rescale them first, or use "
+                             "--scaling minmax")
         constant = var <= X.shape[0] * eps * var + (X.shape[0] * mean * eps) ** 2
         return (X - mean) / np.where(constant, 1.0, np.sqrt(var))
     if scaling == "none":
@@ -121,7 +137,7 @@ def stratified_rows(y: np.ndarray, m: int, seed: int) -> np.ndarray:
     """Sorted indices of ``m`` rows drawn with both classes in proportion (at least one each)."""
     total = y.size
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 2 <= m <= total:
-        raise InputError(f"m = {plain(m)} rows requested; it must be an integer between 2 and {total}")
+        raise InputError(f"m = {plain_integer(m)} rows requested; it must be an integer between 2 and {total}")
     check_integer("row sampling", "seed", seed, 0)
     rng = np.random.default_rng(seed)
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
@@ -140,8 +156,8 @@ def stratified_class_rows(codes: np.ndarray, m: int, seed: int) -> np.ndarray:
     counts = np.bincount(codes)
     total, K = int(codes.size), counts.size
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not K <= m <= total:
-        raise InputError(f"m = {plain(m)} rows requested; it must be an integer between {K} (one row per class) "
-                         f"and {total}")
+        raise InputError(f"m = {plain_integer(m)} rows requested; it must be an integer between {K} (one row per "
+                         f"class) and {total}")
     check_integer("row sampling", "seed", seed, 0)
     share = m * counts / total
     take = np.minimum(np.maximum(np.floor(share).astype(int), 1), counts)
@@ -176,6 +192,9 @@ def make_instance(X, y, B: int, kernel: "str | Kernel" = "poly2", C: float = DEF
         else tuple(f"x{j}" for j in range(A.shape[1]))
     if len(names) != A.shape[1]:
         raise InputError(f"{len(names)} feature names given for {A.shape[1]} columns")
+    repeated = sorted({nm for nm in names if names.count(nm) > 1})
+    if repeated:   # a selection would name two features alike (the CSV reader refuses them too)
+        raise InputError(f"feature names repeated: {plain(repeated[:10])}; give every column a name of its own")
     check_sense(sense)
     check_C(C)
     check_B(B, A.shape[1])

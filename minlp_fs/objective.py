@@ -112,6 +112,15 @@ def attains_trivial_bound(value: float, y: np.ndarray, C: float, rtol: float = T
     return value <= bound + rtol * abs(bound)
 
 
+def degenerate_advice(sense: str) -> str:
+    """What to do about a result at the trivial bound: in the paper sense, the sense is the cause; in the fit
+    sense even the best-fitting subset makes a one-class SVM, so the kernel or C is."""
+    if sense == "paper":
+        return "Use --sense fit for informative features."
+    return ("Even the best-fitting subset gives it: the kernel cannot separate the classes at these parameters "
+            "(try another gamma, C or scaling).")
+
+
 def feasibility_violation(alpha: np.ndarray, y: np.ndarray, C: float) -> float:
     """Largest violation of y'alpha = 0 and 0 <= alpha <= C (0 for a feasible alpha)."""
     alpha = np.asarray(alpha, dtype=float)

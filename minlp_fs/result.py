@@ -20,6 +20,7 @@ class Status(str, Enum):
     OPTIMAL = "optimal"            # proven globally optimal (enumeration, trivial bound, a global solver's proof)
     CONVERGED = "converged"        # a heuristic's own stopping rule (local optimum, OptWindow)
     TIME_LIMIT = "time_limit"      # stopped by the time limit with a feasible answer
+    LIMIT = "limit"                # stopped by another solver limit (iterations, nodes, memory: ``message`` says which)
     INTERRUPTED = "interrupted"    # stopped by Ctrl-C (or a callback raising SearchStopped) with what was finished
     UNAVAILABLE = "unavailable"    # the solver cannot run here; ``message`` says why
     ERROR = "error"                # the solver ran but failed; ``message`` says how

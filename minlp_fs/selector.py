@@ -122,7 +122,8 @@ _PARAMS_DOC = """
         Seed of randomised methods (passed as their ``seed`` option); None keeps the method's default
         seed, so fits are reproducible. Ignored by deterministic methods.
     n_jobs : int or None, default=1
-        Workers, for methods with an ``n_jobs`` option (ignored by the others); None means 1.
+        Workers, for methods with an ``n_jobs`` option (ignored by the others); None means 1, -1 every CPU,
+        -2 all but one (joblib's convention).
     time_limit : float or None, default=None
         Seconds, for methods with a ``time_limit`` option (an error for the others).
     method_params : dict or None, default=None
@@ -188,12 +189,24 @@ def _method(est, seed: int):
     if "seed" in known and est.random_state is not None:
         options["seed"] = seed
     if "n_jobs" in known:
-        options["n_jobs"] = 1 if est.n_jobs is None else est.n_jobs
+        options["n_jobs"] = _method_jobs(est.n_jobs)
     if est.time_limit is not None:
         if "time_limit" not in known:
             raise ValueError(f"method {est.method!r} has no time limit; use time_limit=None")
         options["time_limit"] = float(est.time_limit)
     return get_method(est.method, **options)
+
+
+def _method_jobs(n_jobs) -> int:
+    """The estimator's n_jobs (joblib's convention, as scikit-learn's: None 1, -1 every CPU, -k all but k - 1) as
+    the methods take it (>= 1 or -1)."""
+    if n_jobs is None:
+        return 1
+    if n_jobs < -1:
+        from .workers import cpu_count
+
+        return max(1, cpu_count() + 1 + n_jobs)
+    return n_jobs
 
 
 def _instance(est, X, y, B):

@@ -29,6 +29,15 @@ def test_solve_table_flags_a_degenerate_optimum(capsys, data_dir):
     code, out, _ = run(capsys, "solve", "--dataset", "cleveland", "--data-dir", str(data_dir), "--B", "1",
                        "--method", "enumerate")
     assert code == 0 and "DEGENERATE" in out and "certified optimal" in out and "-2740" in out
+    assert "Use --sense fit" in out and "1e-6 relative" in out   # the certified claim states its tolerance
+
+
+def test_a_degenerate_fit_sense_result_does_not_advise_the_fit_sense(capsys):
+    """A Gaussian kernel of gamma 1e-300 is constant: every subset, the best-fitting one too, gives a one-class SVM,
+    so the advice is about the kernel, not the sense."""
+    code, out, _ = run(capsys, "solve", *TINY, "--kernel", "rbf", "--gamma", "1e-300", "--sense", "fit",
+                       "--method", "ls")
+    assert code == 0 and "DEGENERATE" in out and "--sense fit" not in out and "another gamma" in out
 
 
 def test_method_options_become_flags(capsys):
@@ -186,13 +195,13 @@ def test_jobs_above_the_cpus_are_capped_with_a_warning(capsys, monkeypatch, verb
         assert json.loads(out)["info"]["n_jobs"] == 1
 
 
-@pytest.mark.parametrize("status, code", [("optimal", 0), ("converged", 0), ("time_limit", 124),
+@pytest.mark.parametrize("status, code", [("optimal", 0), ("converged", 0), ("time_limit", 124), ("limit", 4),
                                           ("interrupted", 130), ("unavailable", 3), ("error", 1)])
 def test_exit_status_follows_the_result_status(capsys, monkeypatch, status, code):
     import minlp_fs.api
 
     def fake_solve(inst, method, **kw):
-        ok = status in ("optimal", "converged", "time_limit", "interrupted")
+        ok = status in ("optimal", "converged", "time_limit", "limit", "interrupted")
         return Result(method=method, sense=inst.sense, objective=-1.0 if ok else None, features=[0, 1] if ok else [],
                       feature_names=["a", "b"] if ok else [], alpha=None, status=status)
 

@@ -193,6 +193,8 @@ def test_method_options_pass_through(synthetic):
     drawn = [method(est.set_params(random_state=np.random.RandomState(7))).seed for _ in range(2)]
     assert drawn[0] == drawn[1]
     assert method(KernelFeatureSelector(method="ls")) == get_method("ls", n_jobs=1)     # default seed
+    from minlp_fs.workers import cpu_count   # joblib's -2: every CPU but one (the methods take >= 1 or -1)
+    assert method(KernelFeatureSelector(method="ls", n_jobs=-2)).n_jobs == max(1, cpu_count() - 1)
     a = KernelFeatureSelector(2, method="ls", random_state=4, time_limit=30, n_jobs=2).fit(X, y)
     b = KernelFeatureSelector(2, method="ls", random_state=4, time_limit=30, n_jobs=1).fit(X, y)
     np.testing.assert_array_equal(a.support_, b.support_)

@@ -343,7 +343,7 @@ def test_dataframe_column_names_are_kept():
     (lambda X, y: encode_labels(np.arange(20.0) % 3, 20), "(seen [0, 1, 2]...)"),
     (lambda X, y: make_instance(X, y, B=np.float64(2.0)), "B must be an integer; got 2"),
     (lambda X, y: make_instance(X, y, B=2, C=np.float64(-1.0)), "C must be a finite number > 0; got -1"),
-    (lambda X, y: make_instance(X, y, B=2, m=np.float64(5.0)), "m = 5 rows requested"),
+    (lambda X, y: make_instance(X, y, B=2, m=np.float64(5.0)), "m = 5.0 rows requested"),
     (lambda X, y: make_instance(X, y, B=2).check_subset([np.float64(0.5), 1]), "got [0.5, 1]"),
 ])
 def test_messages_print_plain_numbers_not_numpy_reprs(call, message):
@@ -363,3 +363,28 @@ def test_the_precision_guard_refuses_absurd_scales_only():
     make_instance(bcd.X, bcd.y, B=3, kernel="poly5", gamma=1.0, C=100.0, scaling="standard")
     with pytest.raises(InputError, match="too large for double precision.*--scaling minmax"):
         make_instance(bcd.X, bcd.y, B=3, kernel="poly3", scaling="none")
+
+
+def test_audit_inputs_get_errors_that_name_the_problem():
+    """Inputs an audit found answered by an m-class problem, a numpy error, a dataclass TypeError or a misleading
+    message: a continuous label, repeated feature names, pandas' NA, a variance beyond floating point, an unknown
+    with_params key, an alpha of the wrong length, a float where an integer is needed."""
+    import pandas as pd
+
+    raises("y looks continuous", X, np.linspace(0.1, 0.9, 20), 2)
+    make_instance(X, np.arange(20) % 3, 2)   # integer-valued classes stay classes
+    raises("feature names repeated: ['a']", X, Y, 2, feature_names=["a", "a", "b", "c", "d"])
+    frame = pd.DataFrame(X).astype("Float64")
+    frame.iloc[3, 1] = pd.NA
+    raises("missing values (NA)", frame, Y, 2)
+    huge = X.copy()
+    huge[:, 2] *= 1e300
+    raises("standard scaling overflows on column(s) [2]", huge, Y, 2, scaling="standard")
+    raises("m = 10.0 rows requested", X, Y, 2, m=10.0)
+    raises("B must be an integer; got 2.0", X, Y, 2.0)
+    inst = make_instance(X, Y, 2)
+    with pytest.raises(InputError, match=r"with_params: cannot change \['gamma'\]"):
+        inst.with_params(gamma=0.5)
+    with pytest.raises(InputError, match=r"alpha must have shape \(20,\) \(one number per row and machine\); got "
+                                         r"shape \(3,\)"):
+        inst.objective(np.ones(3), (0, 1))

@@ -2,6 +2,7 @@
 time limit honoured while the alpha-start is built and inside one screening pass."""
 import time
 
+import numpy as np
 import pytest
 
 from minlp_fs.alpha import AlphaSubproblem
@@ -137,3 +138,18 @@ def test_a_run_that_ends_late_says_so(monkeypatch, small_poly_instance):
     monkeypatch.setattr(LocalSearch, "_search", real)
     on_time = solve(small_poly_instance, "ls", time_limit=30)
     assert "time_limit_overrun_s" not in on_time.info and "time limit" not in on_time.message
+
+
+def test_a_few_costly_fixed_alpha_evaluations_are_checked_one_chunk_at_a_time(monkeypatch):
+    """The deadline is read at every count, and a batch is cut into chunks of at most CHECK_ENTRIES kernel entries:
+    at a limit already passed, a batch of 50 evaluations stops after its first chunk (here of 1 evaluation)."""
+    from minlp_fs.heuristics.screening import FixedAlpha
+    from minlp_fs.stopping import Deadline, SearchStopped
+
+    inst = synthetic(n_noise=17, sense="fit")
+    fixed = FixedAlpha(inst, np.full(inst.m, 0.5), deadline=Deadline(1e-9))
+    time.sleep(0.01)
+    monkeypatch.setattr(screening, "CHECK_ENTRIES", 1)
+    with pytest.raises(SearchStopped):
+        fixed._batched(lambda chunk: np.zeros(len(chunk)), list(range(50)))
+    assert fixed.n_evals == 1

@@ -92,7 +92,13 @@ def _run_subtree(method, instance, node, incumbent: tuple, deadline_at, tol: flo
             run.incumbent.offer(value, subset, alpha, "parallel")
         search = _Search(method, run)
         search.recorder = Recorder(instance) if record else None
-        status = search.search_nodes([node], budget)
+        # a worker that starts after the deadline (process start-up: about 1.8 s for a wave's first workers on this
+        # machine) leaves its subtree open at once, where the search would first process its node
+        if run.deadline.expired():
+            search.stack.append(node)
+            status = Status.TIME_LIMIT
+        else:
+            status = search.search_nodes([node], budget)
         open_nodes = search.stack + ([search.current] if search.current is not None else [])
         handed_back = search.stack[::-1] if status == Status.OPTIMAL else []
         inc = run.incumbent

@@ -41,7 +41,7 @@ class BenchConfig:
     def __post_init__(self):
         check_integer("bench", "--jobs", self.jobs, 1)
         for flag, value in (("--solver-time-limit", self.solver_time_limit),
-                            ("--exact-time-limit", self.exact_time_limit)):
+                            ("--exact-time-limit", self.exact_time_limit), ("--hours", self.hours)):
             check_value("bench", flag, value, float, low=0, low_open=True, none=True)
         if self.scheduler is None:  # workers on this machine: at most its CPUs (a cluster has its own)
             self.jobs = cap_jobs(self.jobs, "bench --jobs")

@@ -100,6 +100,11 @@ class MulticlassInstance:
         """sum_k -2C min(|I+_k|, |I-_k|): Remark 1 for each one-vs-rest machine, summed."""
         return float(sum(p.trivial_bound for p in self.parts))
 
+    @property
+    def alpha_shape(self) -> tuple:
+        """The shape of an alpha: a stack of one per one-vs-rest machine, (K, m)."""
+        return (len(self.parts), self.m)
+
     def gram_objective(self, alpha: np.ndarray, K: np.ndarray) -> float:
         """f(A, beta) = sum_k f(alpha_k, beta) for a K x m stack A and the subset's Gram K."""
         return stacked_objective(alpha, K, self.Y)

@@ -16,9 +16,11 @@ fixed sequence in :meth:`SolverMethod.solve`:
    ``Result.info``.
 
 Status mapping: a global solver's proof -> ``"optimal"`` with ``certified=True`` only when our polished
-value agrees with the solver's objective and bound within :attr:`SolverMethod.certify_rtol`; a stop on a
-resource limit -> ``"time_limit"``; a local solver's normal end -> ``"converged"``; a failure ->
-``"error"``. ``info["scope"]`` says what the solver can certify: ``"global"`` or ``"local"``.
+value agrees with the solver's objective and bound within :attr:`SolverMethod.certify_rtol`; a stop on the
+time limit -> ``"time_limit"``, on another limit (iterations, nodes, memory: ``RawSolution.limit``) -> ``"limit"``
+(with the best point so far; a stop before any, or a Ctrl-C inside the solver, keeps the solved warm start); a
+local solver's normal end -> ``"converged"``; a failure -> ``"error"``. ``info["scope"]`` says what the solver can
+certify: ``"global"`` or ``"local"``.
 
 Solver options (``solver_options``, ``--solver-option KEY=VALUE`` on the command line): the solver's own
 parameters, passed through unchanged by each adapter (SCIP ``setParam``, a GAMS solver option file,
@@ -106,6 +108,8 @@ class RawSolution:
     alpha: np.ndarray | None = None
     proven_optimal: bool = False
     time_limit_reached: bool = False
+    #: the name of a limit other than time that stopped the solver ("iterations", "nodes", "memory", ...): status limit
+    limit: str = ""
     #: the solver stopped on a Ctrl-C it caught itself (SCIP's userinterrupt): the answer so far, status interrupted
     interrupted: bool = False
     failed: bool = False
@@ -205,7 +209,8 @@ class SolverMethod(Method):
         self._check_solver_options()
         warm = self.warm(run) if self.warm_start else None
         left = run.deadline.remaining()
-        if left <= 0:  # the warm start (its alpha-start) used the whole time limit
+        if left <= 0:  # the warm start (its alpha-start) used the whole time limit: it is the answer
+            self._keep_start(run, warm)
             raise SearchStopped(Status.TIME_LIMIT)
         t_run = run.incumbent.elapsed()
         try:
@@ -213,10 +218,22 @@ class SolverMethod(Method):
                 raw = self._run(run.instance, warm, run.oracle, left)
         except MinlpFsError:  # unavailable after all, bad input, an unsupported request: raised as such
             raise
+        except KeyboardInterrupt:   # Ctrl-C inside the solver: the start solved so far is kept
+            self._keep_start(run, warm)
+            raise
         except Exception as exc:  # a solver failure is a result, not a crash
             raw = RawSolution(beta=None, failed=True, solver_status="exception",
                               message=f"{type(exc).__name__}: {exc}")
         return self._polish(run, raw, warm, t_run)
+
+    @staticmethod
+    def _keep_start(run, warm) -> bool:
+        """A run stopped (time limit, Ctrl-C) before the solver returned a point: its warm start, already solved
+        exactly, is the answer so far (a solver that returns one is judged by it, not by its start). True if kept."""
+        if warm is None or run.incumbent.value is not None:
+            return False
+        run.incumbent.offer(warm.value, warm.subset, warm.alpha, source=f"start ({warm.source})")
+        return True
 
     def warm(self, run) -> WarmStart:
         """The start subset (alpha-start when None) with its exact alpha and value g(subset)."""
@@ -243,11 +260,12 @@ class SolverMethod(Method):
             elif raw.interrupted:
                 status = Status.INTERRUPTED
             else:
-                status = Status.TIME_LIMIT if raw.time_limit_reached else Status.ERROR
+                status = Status.TIME_LIMIT if raw.time_limit_reached else Status.LIMIT if raw.limit else Status.ERROR
+            kept = status in (Status.INTERRUPTED, Status.TIME_LIMIT, Status.LIMIT) and self._keep_start(run, warm)
             msg = raw.message or ("the solver returned no solution" if beta is None else
                                   f"the solver returned an unusable beta (shape {beta.shape}, "
                                   f"n = {instance.n})")
-            run.message = msg
+            run.message = msg + ("; the answer is its warm start, solved exactly" if kept else "")
             return status
         subset = top_b(beta, instance.B)
         info["beta_max_fractionality"] = float(np.max(np.minimum(np.abs(beta), np.abs(1 - beta))))
@@ -267,6 +285,8 @@ class SolverMethod(Method):
             return Status.INTERRUPTED, False, bound, msg
         if raw.time_limit_reached:
             return Status.TIME_LIMIT, False, bound, msg
+        if raw.limit:
+            return Status.LIMIT, False, bound, msg or f"the solver's {raw.limit} limit was reached"
         if not (raw.proven_optimal and self.certifies):
             return Status.CONVERGED, False, bound, msg
         score = instance.sign * value

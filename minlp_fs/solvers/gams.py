@@ -68,6 +68,8 @@ SOLVE_STATUS = {1: "normal completion", 2: "iteration interrupt", 3: "resource i
                 11: "internal solver failure", 12: "solve processing skipped", 13: "system failure"}
 #: seconds GAMS may take beyond reslim (start-up, writing results) before it is killed
 GRACE_S = 60.0
+#: GAMS solve statuses of a limit other than time (3, the resource interrupt, is the time limit): status limit
+OTHER_LIMITS = {2: "iterations", 5: "evaluation errors"}
 
 _registered: set = set()
 
@@ -385,7 +387,8 @@ class GamsSolver(SolverMethod):
         interrupted_iterate = self.relax and mstat == INTERMEDIATE_INFEASIBLE and sstat == 3
         if mstat not in WITH_SOLUTION and not interrupted_iterate:
             detail = messages or ans.get("log", "")[-500:]
-            return RawSolution(beta=None, failed=sstat != 3, time_limit_reached=sstat == 3, solver_status=status,
+            return RawSolution(beta=None, failed=sstat not in (2, 3, 5), time_limit_reached=sstat == 3,
+                               limit=OTHER_LIMITS.get(sstat, ""), solver_status=status,
                                message=f"GAMS/{self.solver.upper()} returned no solution: {status}"
                                        + (f"; {detail}" if detail else ""), info=info)
         alpha, beta = solution_from_values(instance, ans["values"])
@@ -394,6 +397,7 @@ class GamsSolver(SolverMethod):
         return RawSolution(beta=beta, alpha=alpha, solver_status=status, objective=obj,
                            bound=est if self.certifies else None,
                            proven_optimal=sstat == 1 and gap_ok, time_limit_reached=sstat == 3,
+                           limit=OTHER_LIMITS.get(sstat, ""),
                            wall_time_s=ans.get("resusd") or 0.0, info=info,
                            message="" if sstat == 1 else status)
 

@@ -15,7 +15,10 @@ value is no bound.
 """
 from __future__ import annotations
 
+import contextlib
+import signal
 import tempfile
+import threading
 import time
 import typing
 from dataclasses import dataclass
@@ -31,6 +34,8 @@ from .nlp import HESSIANS, make_nlp
 _CONVERGED = {0: "solve succeeded", 1: "solved to acceptable level"}
 _LIMITS = {-1: "maximum number of iterations exceeded", -4: "maximum CPU time exceeded",
            -5: "maximum wall time exceeded"}
+#: the one of them that is not a time limit (status limit)
+_ITERATIONS = -1
 #: Ipopt's return codes "user requested stop" (an intermediate callback returned False) and "maximum wall time"
 _USER_STOP, _WALL_TIME = 5, -5
 
@@ -39,18 +44,33 @@ class _UntilDeadline:
     """An NLP of :mod:`minlp_fs.solvers.nlp` as cyipopt's problem object, with an intermediate callback that
     stops Ipopt (status "user requested stop") at its first iteration past ``deadline``, a
     ``time.perf_counter()`` value: the run's own wall clock, the same instant as Ipopt's ``max_wall_time``
-    counted from the run's start. Ipopt calls it, and checks ``max_wall_time``, once per iteration; neither
-    can interrupt an iteration or Ipopt's initialisation (its first, symbolic factorisation of the KKT matrix:
-    1-1.5 s on the 569 rows of bcd in the fit sense)."""
+    counted from the run's start, or after a Ctrl-C (:meth:`catching_ctrl_c`). Ipopt calls it, and checks
+    ``max_wall_time``, once per iteration; neither can interrupt an iteration or Ipopt's initialisation (its first,
+    symbolic factorisation of the KKT matrix: 1-1.5 s on the 569 rows of bcd in the fit sense)."""
 
     def __init__(self, nlp, deadline: float):
-        self.nlp, self.deadline = nlp, deadline
+        self.nlp, self.deadline, self.interrupted = nlp, deadline, False
 
     def __getattr__(self, name):  # objective, gradient, constraints, jacobian, hessian and their structures
         return getattr(self.nlp, name)
 
     def intermediate(self, *args) -> bool:
-        return time.perf_counter() < self.deadline
+        return time.perf_counter() < self.deadline and not self.interrupted
+
+    @contextlib.contextmanager
+    def catching_ctrl_c(self):
+        """Ctrl-C during the solve sets ``interrupted`` instead of raising: a KeyboardInterrupt raised inside one
+        of cyipopt's callbacks is lost there (its Hessian callback returns in a ``finally``), and Ipopt ran on to
+        convergence, reported as such. The next iteration's :meth:`intermediate` stops Ipopt at its point. (Only
+        in the main thread, where Python's handler runs.)"""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.signal(signal.SIGINT, lambda *_: setattr(self, "interrupted", True))
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 #: GAMS solve statuses of a limit: iteration, resource (the ``reslim`` time limit) and evaluation interrupt
@@ -122,14 +142,14 @@ class IpoptRelaxation(SolverMethod):
             "max_wall_time": float(self.time_limit if time_limit is None else time_limit),
             "max_iter": int(self.max_iter), "hessian_approximation": self.hessian})
 
-    def problem(self, nlp, deadline: float):
-        """The cyipopt problem for ``nlp`` (as :class:`_UntilDeadline`) with :meth:`ipopt_options`, Ipopt's
-        ``max_wall_time`` being what is left until ``deadline`` (a ``time.perf_counter()`` value)."""
+    def problem(self, watch: _UntilDeadline):
+        """The cyipopt problem of ``watch``'s NLP with :meth:`ipopt_options`, Ipopt's ``max_wall_time`` being what is
+        left until its deadline (a ``time.perf_counter()`` value)."""
         import cyipopt
 
-        prob = cyipopt.Problem(n=nlp.nx, m=nlp.ncon, problem_obj=_UntilDeadline(nlp, deadline), lb=nlp.lb,
-                               ub=nlp.ub, cl=nlp.cl, cu=nlp.cu)
-        for key, value in self.ipopt_options(deadline - time.perf_counter()).items():
+        nlp = watch.nlp
+        prob = cyipopt.Problem(n=nlp.nx, m=nlp.ncon, problem_obj=watch, lb=nlp.lb, ub=nlp.ub, cl=nlp.cl, cu=nlp.cu)
+        for key, value in self.ipopt_options(watch.deadline - time.perf_counter()).items():
             _add_option(prob, key, value, self.name)
         return prob
 
@@ -143,17 +163,23 @@ class IpoptRelaxation(SolverMethod):
         build = time.perf_counter() - t0
         if build >= time_limit:
             return RawSolution.not_run(warm, "the NLP was built")
-        prob = self.problem(nlp, deadline)
-        x, out = prob.solve(x0)
+        watch = _UntilDeadline(nlp, deadline)
+        prob = self.problem(watch)
+        with watch.catching_ctrl_c():
+            x, out = prob.solve(x0)
         code = int(out["status"])
-        if code == _USER_STOP:  # only _UntilDeadline.intermediate requests a stop: at the deadline
+        if code == _USER_STOP and not watch.interrupted:  # _UntilDeadline.intermediate stopped it: at the deadline
             code = _WALL_TIME
         text = out["status_msg"].decode() if isinstance(out["status_msg"], bytes) else str(out["status_msg"])
         text = _LIMITS.get(code, text)  # cyipopt has no text for some limits ("Unknown status")
+        stopped = watch.interrupted and (code == _USER_STOP or code in _CONVERGED)   # Ctrl-C: its point so far
         return RawSolution(
             beta=nlp.beta(x), solver_status=f"{code}: {text}", objective=float(out["obj_val"]),
-            time_limit_reached=code in _LIMITS, failed=code not in _CONVERGED and code not in _LIMITS,
-            wall_time_s=time.perf_counter() - t0, message=_LIMITS.get(code, ""),
+            time_limit_reached=code in _LIMITS and code != _ITERATIONS,
+            limit="iterations" if code == _ITERATIONS else "",
+            interrupted=stopped, failed=not stopped and code not in _CONVERGED and code not in _LIMITS,
+            wall_time_s=time.perf_counter() - t0,
+            message="interrupted (Ctrl-C): Ipopt's last iterate, rounded" if stopped else _LIMITS.get(code, ""),
             info={"build_time_s": build, "x0_objective": x0_objective, "hessian": self.hessian,
                   "relaxation_objective": float(out["obj_val"])})
 
@@ -186,8 +212,8 @@ class IpoptPyomo(SolverMethod):
         from pyomo.opt import TerminationCondition as TC
 
         from ..models import build_model, load_start, read_solution
-        from .gams import (GRACE_S, describe, gams_executable, kill_after, option_errors, option_file_text,
-                            register_solver)
+        from .gams import (GRACE_S, OTHER_LIMITS, describe, gams_executable, kill_after, option_errors,
+                            option_file_text, register_solver)
 
         t0 = time.perf_counter()
         register_solver("ipopt")
@@ -229,7 +255,8 @@ class IpoptPyomo(SolverMethod):
         ok = cond in (TC.optimal, TC.locallyOptimal)
         return RawSolution(
             beta=read_solution(model)[1] if has_solution else None, solver_status=f"{cond}: {describe(mstat, sstat)}",
-            objective=pyo.value(model.objective) if has_solution else None, time_limit_reached=limit,
+            objective=pyo.value(model.objective) if has_solution else None, time_limit_reached=sstat == 3,
+            limit=OTHER_LIMITS.get(sstat, ""),
             failed=not (limit or ok), wall_time_s=time.perf_counter() - t0,
             message="" if ok and not limit else f"GAMS/IPOPT via Pyomo: {describe(mstat, sstat)}",
             info={"build_time_s": build, "x0_objective": x0_objective, "relaxation_objective":

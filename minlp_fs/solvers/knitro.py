@@ -31,6 +31,12 @@ from ..options import option
 from .base import Availability, RawSolution, SolverMethod
 from .nlp import HESSIANS, make_nlp
 
+#: Knitro's return codes of its time limit, with a feasible point (-401) and without (-411)
+_TIME_LIMITS = (-401, -411)
+#: its other limits (-40x / -41x) by their last digit: status limit
+_OTHER_LIMITS = {0: "iterations", 2: "function evaluations", 3: "MIP nodes exhausted", 4: "MIP feasible point",
+                 5: "MIP subproblem solves", 6: "MIP nodes"}
+
 
 def eval_fc(kc, cb, request, result, nlp) -> int:
     """Knitro EVALFC callback: objective and constraints at ``request.x``."""
@@ -148,10 +154,11 @@ class Knitro(SolverMethod):
             status, obj, x, _ = kn.KN_get_solution(kc)
         finally:
             kn.KN_free(kc)
-        limit = -499 <= code <= -400
+        limit = -499 <= code <= -400   # -40x with a feasible point, -41x without (Knitro's return codes)
         return RawSolution(
             beta=nlp.beta(np.asarray(x)), solver_status=str(code), objective=float(obj),
-            time_limit_reached=limit, failed=not (limit or -199 <= code <= 0),
+            time_limit_reached=code in _TIME_LIMITS, limit=_OTHER_LIMITS.get(-code % 10, "other") if limit and
+            code not in _TIME_LIMITS else "", failed=not (limit or -199 <= code <= 0),
             wall_time_s=time.perf_counter() - t0,
             message=f"Knitro stopped at a limit (return code {code})" if limit else "",
             info={"build_time_s": build, "x0_objective": x0_objective, "hessian": self.hessian})

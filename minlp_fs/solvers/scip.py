@@ -72,6 +72,8 @@ def _c_stdout_to_stderr():
 #: SCIP statuses that end a run early with a feasible, unproven answer (resource limits; userinterrupt: a Ctrl-C)
 _LIMITS = ("timelimit", "memlimit", "nodelimit", "totalnodelimit", "stallnodelimit", "sollimit",
            "bestsollimit", "restartlimit", "gaplimit", "userinterrupt")
+#: those that are neither the time limit, the gap reached nor a Ctrl-C: status limit (named without "limit")
+_OTHER_LIMITS = tuple(s for s in _LIMITS if s not in ("timelimit", "gaplimit", "userinterrupt"))
 
 
 class _SearchHeuristic:
@@ -296,7 +298,8 @@ class Scip(SolverMethod):
             beta=beta, alpha=alpha, solver_status=status,
             objective=None if best is None else model.getSolObjVal(best), bound=model.getDualbound(),
             proven_optimal=status == "optimal" and gap <= max(self.gap, 1e-6),
-            time_limit_reached=status in _LIMITS and status not in ("gaplimit", "userinterrupt"),
+            time_limit_reached=status == "timelimit",
+            limit=status.removesuffix("limit") if status in _OTHER_LIMITS else "",
             interrupted=status == "userinterrupt",   # SCIP caught the Ctrl-C itself: the answer so far, status interrupted
             failed=status not in _LIMITS and status != "optimal", wall_time_s=time.perf_counter() - t0,
             trace=trace, message="" if status == "optimal" else f"SCIP stopped: {status}, gap {gap:.3g}",

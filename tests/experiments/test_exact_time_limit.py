@@ -44,7 +44,7 @@ def test_exact_time_limit_flag_reaches_the_grid_and_the_slice_default_is_120s():
 
 
 @pytest.mark.parametrize("value", [0.0, -1.0, math.inf, math.nan])
-@pytest.mark.parametrize("flag", ["exact_time_limit", "solver_time_limit"])
+@pytest.mark.parametrize("flag", ["exact_time_limit", "solver_time_limit", "hours"])
 def test_time_limits_must_be_positive_finite(flag, value):
     with pytest.raises(InputError, match="--" + flag.replace("_", "-")):
         BenchConfig("certified", **{flag: value})

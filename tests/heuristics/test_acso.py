@@ -119,9 +119,9 @@ def test_explicit_start_and_registry():
 @pytest.mark.parametrize("cls", [ACSO, ACSOStar])
 def test_limits(cls):
     inst = instance()
-    r = cls(time_limit=1e-9).solve(inst)
-    assert r.status == "time_limit" and r.info["iterations"] == 0
-    assert tuple(r.features) == resolve_start(inst, None)
+    r = cls(time_limit=1e-9).solve(inst)   # the alpha-start's greedy reads the clock at every evaluation: cut there
+    assert r.status == "time_limit" and r.info.get("iterations", 0) == 0
+    assert not r.ok or tuple(r.features) == resolve_start(inst, None)
     r = cls(max_iter=1).solve(inst)
     assert r.status == "converged" and r.info["iterations"] == 1
 

@@ -37,7 +37,7 @@ class Scripted(SolverMethod):
     def _run(self, instance, warm, oracle, time_limit):
         self.seen.append(warm)
         self.budget = time_limit
-        if isinstance(self.raw, Exception):
+        if isinstance(self.raw, BaseException):
             raise self.raw
         return self.raw(instance, warm, oracle) if callable(self.raw) else self.raw
 
@@ -182,10 +182,34 @@ def test_limits_and_failures_map_to_statuses():
     res = s.solve(inst)
     assert res.status == "error" and res.message == "restoration failed" and res.objective is not None
     s.raw = RawSolution(beta=None, time_limit_reached=True)
+    res = s.solve(inst)   # no point from the solver: its warm start, solved exactly, is the answer so far
+    start = s.seen[-1]
+    assert res.status == "time_limit" and res.objective == start.value and tuple(res.features) == start.subset
+    assert res.trace[-1].source == "start (alpha-start)"
+    cold = Scripted(warm_start=False)
+    cold.raw = RawSolution(beta=None, time_limit_reached=True)
+    assert cold.solve(inst).objective is None   # a cold start has nothing to keep
+    s.raw = RawSolution(beta=indicator((0, 1), 4), limit="iterations", proven_optimal=True)
     res = s.solve(inst)
-    assert res.status == "time_limit" and res.objective is None
+    assert res.status == "limit" and "iterations" in res.message and not res.certified
+    s.raw = RawSolution(beta=None, limit="nodes", message="SCIP stopped: nodelimit")
+    res = s.solve(inst)
+    assert res.status == "limit" and res.message.startswith("SCIP stopped: nodelimit; the answer is its warm start")
+    assert res.objective == start.value
     s.raw = RawSolution(beta=np.ones(3))
     assert "unusable beta" in s.solve(inst).message
+
+
+def test_a_ctrl_c_inside_the_solver_keeps_the_solved_warm_start():
+    inst = tiny(C=10.0)
+    s = Scripted()
+    s.raw = KeyboardInterrupt()
+    res = s.solve(inst)
+    assert res.status == "interrupted" and res.objective == s.seen[-1].value
+    cold = Scripted(warm_start=False)
+    cold.raw = KeyboardInterrupt()
+    with pytest.raises(KeyboardInterrupt):   # nothing found: Ctrl-C goes on up (the CLI prints "interrupted")
+        cold.solve(inst)
 
 
 def test_bad_time_limit_is_an_input_error():

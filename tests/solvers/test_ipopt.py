@@ -246,3 +246,29 @@ def test_pyomo_route_counts_the_model_building_against_the_time_limit(monkeypatc
     assert res.status == "time_limit" and res.info["solver_status"] == "not run", res.message
     assert list(res.features) == [0, 3]
     _check_polished(inst, res)
+
+
+def test_a_ctrl_c_during_ipopt_stops_it_at_its_point_as_interrupted(cyipopt, monkeypatch):
+    """SIGINT at Ipopt's third iteration: the handler of _UntilDeadline.catching_ctrl_c sets a flag (a
+    KeyboardInterrupt raised inside cyipopt's callbacks was lost there, and Ipopt ran on to "converged"), the next
+    intermediate callback stops Ipopt, and the run ends interrupted with its rounded, polished point; Python's own
+    handler is back afterwards."""
+    import os
+    import signal
+
+    from minlp_fs.solvers import ipopt
+
+    real, calls = ipopt._UntilDeadline.intermediate, []
+
+    def pressing(self, *args):
+        calls.append(1)
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(self, *args)
+    monkeypatch.setattr(ipopt._UntilDeadline, "intermediate", pressing)
+    inst = small("poly3", "fit", m=60, n_noise=6, B=3)
+    handler = signal.getsignal(signal.SIGINT)
+    res = get_method("ipopt", time_limit=60).solve(inst)
+    assert res.status == "interrupted" and "Ctrl-C" in res.message and len(calls) == 3
+    assert signal.getsignal(signal.SIGINT) is handler
+    _check_polished(inst, res)

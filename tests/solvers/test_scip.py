@@ -90,7 +90,7 @@ def test_heuristic_plugin_hands_ls_star_incumbents_to_scip():
 def test_memory_limit_is_a_reported_limit():
     inst = tiny("poly2", sense="fit")
     res = get_method("scip", time_limit=5, memory_limit_mb=1, heuristic=None).solve(inst)
-    assert res.status == "time_limit" and "memlimit" in res.message
+    assert res.status == "limit" and "memlimit" in res.message
     assert res.info["memory_limit_mb"] == 1
     _check_polished(inst, res)
 
