@@ -33,7 +33,8 @@ F free, the rest fixed out) with the proven bounds of :mod:`.bounds`, in score t
      pruned with no QP once the best universe bound of its earlier siblings reaches the threshold
      (:class:`.tree.Siblings`, :meth:`_Search._pruned_by_sibling`; the same nodes, QPs fewer where universes
      prune: fit B = 6, Cleveland poly2 / poly3 / poly5 106 / 132 / 139 -> 73 / 104 / 113, German poly2 / poly3
-     1,249 / 2,737 -> 934 / 2,082, Ionosphere poly3 5,803 -> 5,650; Parkinsons, BCD and Sonar unchanged). Then
+     1,249 / 2,737 -> 934 / 2,082, Ionosphere poly3 5,803 -> 5,650; Parkinsons, BCD and Sonar unchanged; CPU, one
+     process alternating the rule off and on: Cleveland 1.15x / 1.10x / 1.00x, German 1.13x / 1.15x). Then
      one more QP, the alpha of the
      relaxed beta (1 on I, about 1.5 need / |F| on F: :func:`.bounds.relaxed_gram`), a feasible alpha
      fitted to the node's B-subsets rather than to U, warm-started from the parent's relaxed alpha (Ionosphere poly5
