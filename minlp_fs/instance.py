@@ -11,6 +11,7 @@ large-m mode (:mod:`minlp_fs.large_m`).
 """
 from __future__ import annotations
 
+from collections import Counter
 from numbers import Number
 
 import numpy as np
@@ -192,7 +193,7 @@ def make_instance(X, y, B: int, kernel: "str | Kernel" = "poly2", C: float = DEF
         else tuple(f"x{j}" for j in range(A.shape[1]))
     if len(names) != A.shape[1]:
         raise InputError(f"{len(names)} feature names given for {A.shape[1]} columns")
-    repeated = sorted({nm for nm in names if names.count(nm) > 1})
+    repeated = sorted(nm for nm, k in Counter(names).items() if k > 1)
     if repeated:   # a selection would name two features alike (the CSV reader refuses them too)
         raise InputError(f"feature names repeated: {plain(repeated[:10])}; give every column a name of its own")
     check_sense(sense)

@@ -203,7 +203,8 @@ def dual_lower_bound(inst, subset, a: np.ndarray) -> float:
     the box [0, C]^m (an honest alpha is inside it): the bound holds for any vector in exact arithmetic, but in
     floating point a vector of huge entries along the null space of a low-rank K_S (a few features of a degree-2
     kernel) makes w'w pure rounding noise of either sign, large enough to "prove" any value; inside the box that
-    noise is at most about m eps (C m)^2 max|K|, below the verdict's tolerance."""
+    noise is at most about m eps (C m)^2 max|K| (the worst case, every rounding error of one sign), the size the
+    package's own bounds have."""
     a = np.clip(a, 0.0, inst.C)
     sv = np.flatnonzero(a)
     K_sv = inst.kernel.gram(inst.X, list(subset), Z=inst.X[sv])      # K_S[:, sv]
