@@ -1,8 +1,11 @@
-"""How many workers a ``--jobs`` / ``n_jobs`` request may start: never more than the machine's CPUs.
+"""How many workers a ``--jobs`` / ``n_jobs`` request may start: never more than the machine's CPUs; and whether
+there is time to start them.
 
 A request above the CPU count only adds processes that compete for the same cores (``--jobs 100000``
 once started over 40 processes in seconds), so it is capped with a warning; -1 means one worker
-per CPU; 0 and values below -1 mean nothing and are an error.
+per CPU; 0 and values below -1 mean nothing and are an error. Worker processes take seconds to start
+(:data:`POOL_START_S`): a time-limited run with less time left than that does its work in its own process
+(:func:`no_time_for_workers`), where waiting for the workers would overrun the limit by their start-up.
 """
 from __future__ import annotations
 
@@ -11,6 +14,11 @@ import warnings
 from numbers import Integral
 
 from .errors import InputError
+
+
+#: seconds a pool of worker processes takes to return its first result (loky processes importing minlp_fs and
+#: loading its compiled functions: about 1.8 s on the 2-core machine of benchmarks/RESULTS.md)
+POOL_START_S = 2.5
 
 
 class JobsCappedWarning(UserWarning):
@@ -46,3 +54,10 @@ def n_workers(n_jobs: int) -> int:
     most the CPU count. The warning is :func:`cap_jobs`'s, given once per request (the method's Run)."""
     cpus = cpu_count()
     return cpus if n_jobs == -1 else min(int(n_jobs), cpus)
+
+
+def no_time_for_workers(deadline) -> bool:
+    """Whether a run with this :class:`~minlp_fs.stopping.Deadline` (or None: no limit) has less than
+    :data:`POOL_START_S` left: worker processes would start after it, so the work is done in this process."""
+    left = None if deadline is None else deadline.remaining()
+    return left is not None and left < POOL_START_S

@@ -23,8 +23,8 @@
 
 **Same answer for any number of workers.** The frontier, the waves and the node budget depend neither
 on N nor on timing, and a subtree's search depends only on its node, the budget and the incumbent it
-starts from, which is the merge of the earlier waves. So the subset, the value, the counts and the certificate are the same
-for any N and backend (tests/exact/test_bnb_parallel.py); against the sequential search (N = 1) the value
+starts from, which is the merge of the earlier waves. So the subset, the value, the counts and the certificate
+are the same for any N and backend (tests/exact/test_bnb_parallel.py); against the sequential search (N = 1) the value
 is the same optimum and the subset too unless two subsets tie exactly.
 
 **Anytime.** The global bound is the least of the incumbent's score and the bound of every subtree
@@ -32,7 +32,9 @@ not finished: the least bound over its open nodes when its worker stopped (time 
 checks the same wall-clock deadline), its frontier node's bound when it did not run (later waves, or
 the whole wave a Ctrl-C interrupted: what its workers found is dropped, the bound stays valid). With a
 relative gap (``gap_tol``), the least bound the main process or a worker pruned below the incumbent
-(``floor``, :mod:`.search`) joins it.
+(``floor``, :mod:`.search`) joins it. With less time left than the workers take to start when the first wave would
+(:func:`minlp_fs.workers.no_time_for_workers`), the frontier is searched in this process, sequentially
+(``info['parallel']['in_process']``): waiting for workers would overrun the limit by their start-up.
 """
 from __future__ import annotations
 
@@ -49,7 +51,7 @@ from ..memory import heap_pad
 from ..methods import Run
 from ..result import Status, TracePoint
 from ..stopping import Deadline, SearchStopped
-from ..workers import cpu_count
+from ..workers import cpu_count, no_time_for_workers
 from . import tree
 from .certificate import Recorder
 from .search import _Search
@@ -105,7 +107,8 @@ def _run_subtree(method, instance, node, incumbent: tuple, deadline_at, tol: flo
         found = inc.value is not None and (value is None or instance.better(inc.value, value))
         return {"status": status, "found": found, "value": inc.value, "subset": inc.subset, "alpha": inc.alpha,
                 "counts": search.counts, "nodes": search.recorder.nodes if record else [],
-                "cpu_s": time.process_time() - cpu, "handed_back": handed_back, "floor": search.floor, "open_bound": None if handed_back else min((n.bound for n in open_nodes), default=None),
+                "cpu_s": time.process_time() - cpu, "handed_back": handed_back, "floor": search.floor,
+                "open_bound": None if handed_back else min((n.bound for n in open_nodes), default=None),
                 "open_nodes": 0 if handed_back else len(open_nodes)}
 
 
@@ -121,62 +124,85 @@ def _merge_counts(total: dict, part: dict) -> None:
         total[key] = max(total[key], v) if key == "max_open" else total[key] + v
 
 
+class _Waves:
+    """The waves of one parallel search (module docstring, item 2) and what they found: the bounds of the subtrees
+    a worker left open, the counts of waves, tasks and the workers' CPU seconds."""
+
+    def __init__(self, search, worker, record: bool):
+        self.search, self.worker, self.record = search, worker, record
+        self.open_bounds, self.n_waves, self.n_subtrees, self.worker_cpu = [], 0, 0, 0.0
+
+    def run(self, parallel, frontier: list, bar) -> Status:
+        """Run waves of ``frontier``'s subtrees through joblib's ``parallel`` until none is left or a worker stops;
+        what is not finished stays in ``frontier``."""
+        from joblib import delayed   # here, not at the top: a sequential bnb does not import joblib (0.1 s)
+
+        search = self.search
+        inst, inc, deadline = search.inst, search.inc, search.run.deadline
+        status = Status.OPTIMAL
+        while frontier:
+            deadline.check()
+            wave, score = frontier[:WAVE], search._prune_at()
+            todo = [n for n in wave if n.bound < score]
+            for n in wave:
+                if n.bound >= score:
+                    search._pruned(n.bound)
+            search.counts["pruned_bound"] += len(wave) - len(todo)
+            start = (inc.value, inc.subset, inc.alpha)
+            results = parallel(delayed(_run_subtree)(self.worker, inst, _detached(n), start, deadline.at,
+                                                     search.qp.tol, self.record, NODE_BUDGET) for n in todo)
+            del frontier[:WAVE]
+            frontier[:0] = [n for r in results for n in r["handed_back"]]
+            self.n_waves, self.n_subtrees = self.n_waves + 1, self.n_subtrees + len(todo)
+            found = [r for r in results if r["found"]]
+            if found:
+                best = min(found, key=lambda r: (inst.score(r["value"]), tuple(sorted(r["subset"]))))
+                inc.offer(best["value"], best["subset"], best["alpha"], "bnb")
+            for r in results:
+                self.worker_cpu += r["cpu_s"]
+                search.floor = min(search.floor, r["floor"])
+                _merge_counts(search.counts, r["counts"])
+                if search.recorder is not None:
+                    search.recorder.nodes.extend(r["nodes"])
+                if r["open_bound"] is not None:
+                    self.open_bounds.append(r["open_bound"])
+                if r["status"] != Status.OPTIMAL:
+                    status = r["status"]
+            _bound_point(search, self.open_bounds, frontier)
+            bar.update(len(wave))
+            gap = search.gap(_bound(search, self.open_bounds, frontier))
+            bar.set_postfix(qps=search.counts["qps"], gap=f"{gap:.3g}%", refresh=False)
+            if status != Status.OPTIMAL:
+                break
+            if inc.proves_optimal:
+                frontier.clear()
+        return status
+
+
 def parallel_search(method, run) -> Status:
     """:class:`~minlp_fs.exact.bnb.BranchAndBound`'s search with subtrees in workers (module docstring)."""
+    from joblib import Parallel
+
     from ..experiments.runner import backend_context, check_backend
 
     check_backend(method.backend, method.scheduler)  # bad input before the heuristic and the frontier run
-    inst, inc = run.instance, run.incumbent
+    inst = run.instance
     workers = cpu_count() if method.n_jobs < 0 else method.n_jobs
     search = _Search(method, run)
     worker = replace(method, incumbent="none", certificate=None, progress=False, n_jobs=1, backend="loky",
                      scheduler=None)
-    record = method.certificate is not None
-    status, frontier, open_bounds, n_waves, n_subtrees, worker_cpu = Status.OPTIMAL, [], [], 0, 0, 0.0
+    waves = _Waves(search, worker, method.certificate is not None)
+    frontier, in_process = [], False
     bar = tqdm(disable=not method.progress, unit="subtree", desc=f"bnb {inst.name} ({workers} workers)")
     try:
         frontier = search.start()
         grow_frontier(search, frontier)
-        with backend_context(method.backend, workers, method.scheduler) as jobs:
-            from joblib import Parallel, delayed
-
-            with Parallel(n_jobs=jobs) as parallel:
-                while frontier:
-                    run.deadline.check()
-                    wave, score = frontier[:WAVE], search._prune_at()
-                    todo = [n for n in wave if n.bound < score]
-                    for n in wave:
-                        if n.bound >= score:
-                            search._pruned(n.bound)
-                    search.counts["pruned_bound"] += len(wave) - len(todo)
-                    start = (inc.value, inc.subset, inc.alpha)
-                    results = parallel(delayed(_run_subtree)(worker, inst, _detached(n), start, run.deadline.at,
-                                                             search.qp.tol, record, NODE_BUDGET) for n in todo)
-                    del frontier[:WAVE]
-                    frontier[:0] = [n for r in results for n in r["handed_back"]]
-                    n_waves, n_subtrees = n_waves + 1, n_subtrees + len(todo)
-                    found = [r for r in results if r["found"]]
-                    if found:
-                        best = min(found, key=lambda r: (inst.score(r["value"]), tuple(sorted(r["subset"]))))
-                        inc.offer(best["value"], best["subset"], best["alpha"], "bnb")
-                    for r in results:
-                        worker_cpu += r["cpu_s"]
-                        search.floor = min(search.floor, r["floor"])
-                        _merge_counts(search.counts, r["counts"])
-                        if search.recorder is not None:
-                            search.recorder.nodes.extend(r["nodes"])
-                        if r["open_bound"] is not None:
-                            open_bounds.append(r["open_bound"])
-                        if r["status"] != Status.OPTIMAL:
-                            status = r["status"]
-                    _bound_point(search, open_bounds, frontier)
-                    bar.update(len(wave))
-                    bar.set_postfix(qps=search.counts["qps"], gap=f"{search.gap(_bound(search, open_bounds, frontier)):.3g}%",
-                                    refresh=False)
-                    if status != Status.OPTIMAL:
-                        break
-                    if inc.proves_optimal:
-                        frontier.clear()
+        if no_time_for_workers(run.deadline):   # the workers would start after the deadline
+            in_process, nodes, frontier = True, frontier, []
+            status = search.search_nodes(nodes)   # a stop leaves the open nodes in search.stack (joined below)
+        else:
+            with backend_context(method.backend, workers, method.scheduler) as jobs, Parallel(n_jobs=jobs) as pool:
+                status = waves.run(pool, frontier, bar)
     except SearchStopped as stop:
         status = stop.status
     except KeyboardInterrupt:
@@ -184,10 +210,11 @@ def parallel_search(method, run) -> Status:
     finally:
         bar.close()
     frontier += search.stack + ([search.current] if search.current is not None else [])  # a stop in the heuristic
-    return search.finish(status, lambda: _bound(search, open_bounds, frontier), len(open_bounds) + len(frontier),
-                         "open subtrees", {"parallel": {"n_workers": workers, "backend": method.backend,
-                                                        "tasks": n_subtrees, "waves": n_waves,
-                                                        "worker_cpu_s": worker_cpu}})
+    return search.finish(status, lambda: _bound(search, waves.open_bounds, frontier),
+                         len(waves.open_bounds) + len(frontier), "open subtrees",
+                         {"parallel": {"n_workers": workers, "backend": method.backend, "tasks": waves.n_subtrees,
+                                       "waves": waves.n_waves, "worker_cpu_s": waves.worker_cpu,
+                                       "in_process": in_process}})
 
 
 def _bound(search, open_bounds: list, frontier: list) -> float:

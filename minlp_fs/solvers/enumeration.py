@@ -26,7 +26,8 @@ Four things make the enumeration cheaper than re-fitting every subset from scrat
 * Contiguous rank ranges (:func:`~.revolving_door.unrank` gives any rank's subset) are independent chunks, solved in
   parallel processes. Chunking depends only on C(n, B), never on ``n_jobs``, so every subset gets
   the same warm start and the result is identical for any ``n_jobs`` (ties: the incumbent's subset,
-  then the lowest rank).
+  then the lowest rank). With less time left than worker processes take to start
+  (:func:`~minlp_fs.workers.no_time_for_workers`), the chunks run in this process (``info['in_process']``).
 
 In the paper sense the trivial bound -2C min(|I+|, |I-|) (Remark 1) bounds g from below, so the
 enumeration stops at the first subset (in rank order) that attains it: that subset is optimal. It is also the
@@ -50,7 +51,7 @@ from ..alpha.opening import Opening
 from ..blas import one_blas_thread
 from ..methods import Method, check_incumbent
 from ..options import n_jobs_option, option, time_limit_option
-from ..workers import n_workers
+from ..workers import n_workers, no_time_for_workers
 from ..result import Status
 from ..stopping import Deadline, SearchStopped
 from .opened_walk import opened_fits
@@ -250,9 +251,10 @@ class Enumeration(Method):
         seed = inc.value   # fixed before the chunks are dealt: the same stops for any n_jobs
         tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, deadline, seed)
                  for a, b in ranges)
+        in_process = self.n_jobs != 1 and total > size and no_time_for_workers(deadline)   # workers would start late
         if inc.proves_optimal:   # the seed is at the trivial bound: nothing to enumerate
             chunks = (chunk for chunk in ())
-        elif self.n_jobs == 1 or total <= size:
+        elif self.n_jobs == 1 or total <= size or in_process:
             chunks = (f(*args, **kw) for f, args, kw in tasks)
         else:  # processes by default (loky); a joblib.parallel_config(backend="dask") reaches a cluster
             chunks = Parallel(n_jobs=n_workers(self.n_jobs), return_as="generator")(tasks)
@@ -288,7 +290,8 @@ class Enumeration(Method):
         info = {"n_subsets": total, "n_done": n_done, "chunk_size": size, "n_chunks": n_chunks,
                 "n_swaps": n_done - n_rebuilds, "n_rebuilds": n_rebuilds, "n_stopped_early": n_early,
                 "argmin_rank": best_rank, "incumbent": heuristic, "incumbent_svm_solves": run.seed_solves,
-                "stopped_at_trivial_bound": hit, "backend": self.backend, "n_jobs": self.n_jobs}
+                "stopped_at_trivial_bound": hit, "backend": self.backend, "n_jobs": self.n_jobs,
+                "in_process": in_process}
         run.info.update(info)
         run.message = "" if complete else f"{status}: {n_done} of {total} subsets enumerated"
         run.n_svm_solves, run.certified = run.seed_solves + n_done, complete

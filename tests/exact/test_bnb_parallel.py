@@ -6,6 +6,7 @@ import pytest
 
 from minlp_fs.api import solve
 from minlp_fs.cli import main
+from minlp_fs import workers
 from minlp_fs.exact import parallel
 from minlp_fs.exact.certificate import load, verify
 from minlp_fs.exact.parallel import parallel_search
@@ -72,16 +73,52 @@ def test_frontier_partitions_the_open_subsets(instances, monkeypatch):
 
 
 @pytest.mark.parametrize("sense", SENSES)
-def test_time_limited_parallel_run_returns_a_valid_bound(sense):
+@pytest.mark.parametrize("in_process", [False, True])
+def test_time_limited_parallel_run_returns_a_valid_bound(sense, in_process, monkeypatch):
+    """Through the workers, and in this process (less than workers.POOL_START_S left when the first wave would
+    start)."""
     inst = random_instance(5, 60, 14, 6, "poly2", sense)
     table = value_table(inst, sizes=[inst.B])
     score, _ = best(inst, table)
+    monkeypatch.setattr(workers, "POOL_START_S", 1e9 if in_process else 0.0)
     res = solve(inst, "bnb", n_jobs=2, time_limit=2.0)
+    assert res.info["parallel"]["in_process"] is in_process
     assert res.status in ("time_limit", "optimal")
     assert res.bound is not None and inst.score(res.bound) <= score + 1e-6 * max(1.0, abs(score))
     assert inst.score(res.objective) >= score - 1e-6 * max(1.0, abs(score))
     if res.status == "time_limit":
         assert not res.certified and res.info["open_nodes"] > 0
+
+
+@pytest.mark.parametrize("sense", SENSES)
+def test_a_limit_shorter_than_the_workers_start_up_searches_in_process(sense, tmp_path, monkeypatch):
+    """With less than workers.POOL_START_S left when the first wave would start, no worker is started: the frontier is
+    searched here, to the optimum enumeration finds, and its proof (frontier and subtrees, one tree) verifies. A
+    stop in that search (the deadline's check, made to fire at its third node) leaves a valid bound."""
+    from minlp_fs.exact.search import _Search
+    from minlp_fs.result import Status
+    from minlp_fs.stopping import SearchStopped
+
+    inst = random_instance(5, 40, 12, 5, "poly2", sense)
+    score, subset = best(inst, value_table(inst, sizes=[inst.B]))
+    path = tmp_path / "c.json"
+    monkeypatch.setattr(workers, "POOL_START_S", 1e9)   # any limit is shorter
+    res = solve(inst, "bnb", n_jobs=2, time_limit=3600.0, certificate=str(path))
+    assert res.info["parallel"]["in_process"] and res.info["parallel"]["waves"] == 0
+    assert res.status == "optimal" and res.certified and tuple(res.features) == subset
+    assert verify(load(path)).proven
+    checks = []
+
+    def stop_at_the_third(self):
+        checks.append(1)
+        if len(checks) == 3:
+            raise SearchStopped(Status.TIME_LIMIT, "time limit")
+
+    monkeypatch.setattr(_Search, "_check_time", stop_at_the_third)
+    stopped = solve(inst, "bnb", n_jobs=2, time_limit=3600.0)
+    assert stopped.status == "time_limit" and not stopped.certified and stopped.info["open_nodes"] > 0
+    assert stopped.bound is not None and inst.score(stopped.bound) <= score + 1e-6 * max(1.0, abs(score))
+    assert solve(inst, "bnb", n_jobs=2).info["parallel"]["in_process"] is False   # no limit: the workers
 
 
 @pytest.mark.parametrize("sense", SENSES)

@@ -159,6 +159,22 @@ def test_two_processes_give_the_same_result_as_one(synthetic, sense):
     assert two.info["argmin_rank"] == one.info["argmin_rank"]
 
 
+def test_a_limit_shorter_than_the_workers_start_up_enumerates_in_process(synthetic, monkeypatch):
+    """With less time left than worker processes take to start (workers.POOL_START_S, made larger than any limit
+    here), the chunks run in this process: the same result as one worker; without a limit, the workers."""
+    from minlp_fs import workers
+
+    X, y = synthetic
+    inst = make_instance(X, y, 3, "poly2", sense="fit")
+    one = Enumeration(n_jobs=1, chunk_size=6).solve(inst)
+    monkeypatch.setattr(workers, "POOL_START_S", 1e9)
+    here = Enumeration(n_jobs=2, chunk_size=6, time_limit=3600.0).solve(inst)
+    assert here.info["in_process"] and here.status == "optimal" and here.certified
+    assert here.objective == one.objective and here.features == one.features
+    assert here.n_svm_solves == one.n_svm_solves
+    assert not Enumeration(n_jobs=2, chunk_size=6).solve(inst).info["in_process"]
+
+
 @pytest.fixture(scope="module")
 def cleveland():
     if not (DATA / "cleveland.csv").is_file():
