@@ -25,16 +25,18 @@
 on N nor on timing, and a subtree's search depends only on its node, the budget and the incumbent it
 starts from, which is the merge of the earlier waves. So the subset, the value, the counts and the certificate
 are the same for any N and backend (tests/exact/test_bnb_parallel.py); against the sequential search (N = 1) the value
-is the same optimum and the subset too unless two subsets tie exactly.
+is the same optimum and the subset too unless two subsets tie exactly. (A time-limited run depends on the clock: what
+it finishes, and, below, where it runs.)
 
 **Anytime.** The global bound is the least of the incumbent's score and the bound of every subtree
 not finished: the least bound over its open nodes when its worker stopped (time limit: every worker
 checks the same wall-clock deadline), its frontier node's bound when it did not run (later waves, or
 the whole wave a Ctrl-C interrupted: what its workers found is dropped, the bound stays valid). With a
 relative gap (``gap_tol``), the least bound the main process or a worker pruned below the incumbent
-(``floor``, :mod:`.search`) joins it. With less time left than the workers take to start when the first wave would
-(:func:`minlp_fs.workers.no_time_for_workers`), the frontier is searched in this process, sequentially
-(``info['parallel']['in_process']``): waiting for workers would overrun the limit by their start-up.
+(``floor``, :mod:`.search`) joins it. When the first wave would start with less time left than worker processes take
+to start (:func:`minlp_fs.workers.no_time_for_workers`: under 2.5 s, whatever the backend, even with workers already
+running), the frontier is searched in this process instead, sequentially, with the sequential search's progress bar
+and trace (``info['parallel']['in_process']``): waiting for workers would overrun the limit by their start-up.
 """
 from __future__ import annotations
 
@@ -135,7 +137,7 @@ class _Waves:
     def run(self, parallel, frontier: list, bar) -> Status:
         """Run waves of ``frontier``'s subtrees through joblib's ``parallel`` until none is left or a worker stops;
         what is not finished stays in ``frontier``."""
-        from joblib import delayed   # here, not at the top: a sequential bnb does not import joblib (0.1 s)
+        from joblib import delayed   # here, not at the top: importing the method bnb does not import joblib
 
         search = self.search
         inst, inc, deadline = search.inst, search.inc, search.run.deadline
@@ -198,8 +200,14 @@ def parallel_search(method, run) -> Status:
         frontier = search.start()
         grow_frontier(search, frontier)
         if no_time_for_workers(run.deadline):   # the workers would start after the deadline
-            in_process, nodes, frontier = True, frontier, []
-            status = search.search_nodes(nodes)   # a stop leaves the open nodes in search.stack (joined below)
+            in_process = True
+            run.deadline.check()
+            bar.unit, bar.desc = "node", f"bnb {inst.name} (in process)"
+            try:   # a stop leaves the open nodes in search.stack (joined below; until then also in frontier)
+                status = search.search_nodes(frontier, bar=bar)
+                frontier = []
+            finally:
+                search._refresh(bar, force=True)
         else:
             with backend_context(method.backend, workers, method.scheduler) as jobs, Parallel(n_jobs=jobs) as pool:
                 status = waves.run(pool, frontier, bar)

@@ -251,7 +251,8 @@ class Enumeration(Method):
         seed = inc.value   # fixed before the chunks are dealt: the same stops for any n_jobs
         tasks = (delayed(_enumerate_chunk)(instance, a, b, self.backend, tol, deadline, seed)
                  for a, b in ranges)
-        in_process = self.n_jobs != 1 and total > size and no_time_for_workers(deadline)   # workers would start late
+        in_process = (self.n_jobs != 1 and total > size and not inc.proves_optimal
+                      and no_time_for_workers(deadline))   # workers would start after the deadline
         if inc.proves_optimal:   # the seed is at the trivial bound: nothing to enumerate
             chunks = (chunk for chunk in ())
         elif self.n_jobs == 1 or total <= size or in_process:

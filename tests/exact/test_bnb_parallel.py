@@ -80,7 +80,7 @@ def test_time_limited_parallel_run_returns_a_valid_bound(sense, in_process, monk
     inst = random_instance(5, 60, 14, 6, "poly2", sense)
     table = value_table(inst, sizes=[inst.B])
     score, _ = best(inst, table)
-    monkeypatch.setattr(workers, "POOL_START_S", 1e9 if in_process else 0.0)
+    monkeypatch.setattr(workers, "POOL_START_S", 1e9 if in_process else -1e9)   # -1e9: workers, even past the limit
     res = solve(inst, "bnb", n_jobs=2, time_limit=2.0)
     assert res.info["parallel"]["in_process"] is in_process
     assert res.status in ("time_limit", "optimal")
@@ -107,15 +107,23 @@ def test_a_limit_shorter_than_the_workers_start_up_searches_in_process(sense, tm
     assert res.info["parallel"]["in_process"] and res.info["parallel"]["waves"] == 0
     assert res.status == "optimal" and res.certified and tuple(res.features) == subset
     assert verify(load(path)).proven
-    checks = []
+    grown, checks = [], []
+    grow_frontier = parallel.grow_frontier
 
-    def stop_at_the_third(self):
-        checks.append(1)
+    def grow(search, nodes, *args):
+        out = grow_frontier(search, nodes, *args)
+        grown.append(len(out))
+        return out
+
+    def stop_at_the_third(self):   # counted once the frontier is grown (the probes check the time too)
+        checks.extend([1] if grown else [])
         if len(checks) == 3:
             raise SearchStopped(Status.TIME_LIMIT, "time limit")
 
+    monkeypatch.setattr(parallel, "grow_frontier", grow)
     monkeypatch.setattr(_Search, "_check_time", stop_at_the_third)
     stopped = solve(inst, "bnb", n_jobs=2, time_limit=3600.0)
+    assert grown and len(checks) == 3 and stopped.info["parallel"]["in_process"]
     assert stopped.status == "time_limit" and not stopped.certified and stopped.info["open_nodes"] > 0
     assert stopped.bound is not None and inst.score(stopped.bound) <= score + 1e-6 * max(1.0, abs(score))
     assert solve(inst, "bnb", n_jobs=2).info["parallel"]["in_process"] is False   # no limit: the workers

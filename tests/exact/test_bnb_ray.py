@@ -74,12 +74,13 @@ def test_ray_loky_and_sequential_give_the_enumerated_optimum(local_ray, kernel, 
 # a 1 s limit ends about 1 s late (Ray's task start-up); the overrun report is tested in tests/test_stopping.py
 @pytest.mark.filterwarnings("ignore::minlp_fs.stopping.TimeLimitOverrunWarning")
 def test_time_limited_ray_run_returns_a_valid_bound(local_ray, monkeypatch):
-    """Through Ray's workers: workers.POOL_START_S set to 0 (a 1 s limit would otherwise search in this process)."""
+    """Through Ray's workers: workers.POOL_START_S set to -1e9 (a 1 s limit would otherwise search in this process,
+    and a limit already passed when the frontier is grown, on a slow machine, too)."""
     from minlp_fs import workers
 
     inst = random_instance(5, 60, 14, 6, "poly2", "fit")
     score, _ = best(inst, value_table(inst, sizes=[inst.B]))
-    monkeypatch.setattr(workers, "POOL_START_S", 0.0)
+    monkeypatch.setattr(workers, "POOL_START_S", -1e9)
     res = solve(inst, "bnb", n_jobs=2, backend="ray", time_limit=1.0)
     assert not res.info["parallel"]["in_process"]
     assert res.status in ("time_limit", "optimal")

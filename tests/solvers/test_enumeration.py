@@ -164,15 +164,22 @@ def test_a_limit_shorter_than_the_workers_start_up_enumerates_in_process(synthet
     here), the chunks run in this process: the same result as one worker; without a limit, the workers."""
     from minlp_fs import workers
 
+    from minlp_fs.solvers import enumeration
+
     X, y = synthetic
     inst = make_instance(X, y, 3, "poly2", sense="fit")
     one = Enumeration(n_jobs=1, chunk_size=6).solve(inst)
+    assert not Enumeration(n_jobs=2, chunk_size=6).solve(inst).info["in_process"]
+
+    def no_workers(*args, **kwargs):
+        raise AssertionError("worker processes were started")
+
     monkeypatch.setattr(workers, "POOL_START_S", 1e9)
+    monkeypatch.setattr(enumeration, "Parallel", no_workers)
     here = Enumeration(n_jobs=2, chunk_size=6, time_limit=3600.0).solve(inst)
     assert here.info["in_process"] and here.status == "optimal" and here.certified
     assert here.objective == one.objective and here.features == one.features
     assert here.n_svm_solves == one.n_svm_solves
-    assert not Enumeration(n_jobs=2, chunk_size=6).solve(inst).info["in_process"]
 
 
 @pytest.fixture(scope="module")
