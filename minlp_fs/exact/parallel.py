@@ -25,8 +25,8 @@
 on N nor on timing, and a subtree's search depends only on its node, the budget and the incumbent it
 starts from, which is the merge of the earlier waves. So the subset, the value, the counts and the certificate
 are the same for any N and backend (tests/exact/test_bnb_parallel.py); against the sequential search (N = 1) the value
-is the same optimum and the subset too unless two subsets tie exactly. (A time-limited run depends on the clock: what
-it finishes, and, below, where it runs.)
+is the same optimum and the subset too unless two subsets tie exactly. (What a time-limited run finishes depends on
+the clock.)
 
 **Anytime.** The global bound is the least of the incumbent's score and the bound of every subtree
 not finished: the least bound over its open nodes when its worker stopped (time limit: every worker
@@ -35,8 +35,8 @@ the whole wave a Ctrl-C interrupted: what its workers found is dropped, the boun
 relative gap (``gap_tol``), the least bound the main process or a worker pruned below the incumbent
 (``floor``, :mod:`.search`) joins it. When the first wave would start with less time left than worker processes take
 to start (:func:`minlp_fs.workers.no_time_for_workers`: under 2.5 s, whatever the backend, even with workers already
-running), the frontier is searched in this process instead, sequentially, with the sequential search's progress bar
-and trace (``info['parallel']['in_process']``): waiting for workers would overrun the limit by their start-up.
+running), the waves run in this process instead (joblib's n_jobs = 1, as ``n_jobs=1`` here does; the same tree:
+``info['parallel']['in_process']``): waiting for workers would overrun the limit by their start-up.
 """
 from __future__ import annotations
 
@@ -199,18 +199,10 @@ def parallel_search(method, run) -> Status:
     try:
         frontier = search.start()
         grow_frontier(search, frontier)
-        if no_time_for_workers(run.deadline):   # the workers would start after the deadline
-            in_process = True
-            run.deadline.check()
-            bar.unit, bar.desc = "node", f"bnb {inst.name} (in process)"
-            try:   # a stop leaves the open nodes in search.stack (joined below; until then also in frontier)
-                status = search.search_nodes(frontier, bar=bar)
-                frontier = []
-            finally:
-                search._refresh(bar, force=True)
-        else:
-            with backend_context(method.backend, workers, method.scheduler) as jobs, Parallel(n_jobs=jobs) as pool:
-                status = waves.run(pool, frontier, bar)
+        in_process = no_time_for_workers(run.deadline)   # workers would start after the deadline: no workers
+        where = ("loky", 1, None) if in_process else (method.backend, workers, method.scheduler)
+        with backend_context(*where) as jobs, Parallel(n_jobs=jobs) as pool:   # n_jobs = 1: in this process
+            status = waves.run(pool, frontier, bar)
     except SearchStopped as stop:
         status = stop.status
     except KeyboardInterrupt:

@@ -92,40 +92,30 @@ def test_time_limited_parallel_run_returns_a_valid_bound(sense, in_process, monk
 
 @pytest.mark.parametrize("sense", SENSES)
 def test_a_limit_shorter_than_the_workers_start_up_searches_in_process(sense, tmp_path, monkeypatch):
-    """With less than workers.POOL_START_S left when the first wave would start, no worker is started: the frontier is
-    searched here, to the optimum enumeration finds, and its proof (frontier and subtrees, one tree) verifies. A
-    stop in that search (the deadline's check, made to fire at its third node) leaves a valid bound."""
-    from minlp_fs.exact.search import _Search
-    from minlp_fs.result import Status
-    from minlp_fs.stopping import SearchStopped
-
+    """With less than workers.POOL_START_S left when the first wave would start, no worker is started: the waves run
+    here, to the optimum enumeration finds, with the workers' tree (the same counts) and a proof that verifies; a
+    Ctrl-C in the second wave leaves a valid bound."""
     inst = random_instance(5, 40, 12, 5, "poly2", sense)
     score, subset = best(inst, value_table(inst, sizes=[inst.B]))
     path = tmp_path / "c.json"
     monkeypatch.setattr(workers, "POOL_START_S", 1e9)   # any limit is shorter
     res = solve(inst, "bnb", n_jobs=2, time_limit=3600.0, certificate=str(path))
-    assert res.info["parallel"]["in_process"] and res.info["parallel"]["waves"] == 0
+    assert res.info["parallel"]["in_process"]
     assert res.status == "optimal" and res.certified and tuple(res.features) == subset
     assert verify(load(path)).proven
-    grown, checks = [], []
-    grow_frontier = parallel.grow_frontier
-
-    def grow(search, nodes, *args):
-        out = grow_frontier(search, nodes, *args)
-        grown.append(len(out))
-        return out
-
-    def stop_at_the_third(self):   # counted once the frontier is grown (the probes check the time too)
-        checks.extend([1] if grown else [])
-        if len(checks) == 3:
-            raise SearchStopped(Status.TIME_LIMIT, "time limit")
-
-    monkeypatch.setattr(parallel, "grow_frontier", grow)
-    monkeypatch.setattr(_Search, "_check_time", stop_at_the_third)
+    monkeypatch.setattr(workers, "POOL_START_S", -1e9)
+    pool = solve(inst, "bnb", n_jobs=2, time_limit=3600.0)
+    assert not pool.info["parallel"]["in_process"] and pool.objective == res.objective
+    for key in ("nodes", "qps", "expanded", "leaves"):
+        assert pool.info[key] == res.info[key], key
+    assert pool.info["parallel"]["tasks"] == res.info["parallel"]["tasks"] > 0
+    monkeypatch.setattr(workers, "POOL_START_S", 1e9)
+    calls = interrupt_second_wave(monkeypatch)   # Ctrl-C at the second wave, in this process as in workers
     stopped = solve(inst, "bnb", n_jobs=2, time_limit=3600.0)
-    assert grown and len(checks) == 3 and stopped.info["parallel"]["in_process"]
-    assert stopped.status == "time_limit" and not stopped.certified and stopped.info["open_nodes"] > 0
+    assert len(calls) == 2 and stopped.info["parallel"]["in_process"] and stopped.info["parallel"]["waves"] == 1
+    assert stopped.status == "interrupted" and not stopped.certified and stopped.info["open_nodes"] > 0
     assert stopped.bound is not None and inst.score(stopped.bound) <= score + 1e-6 * max(1.0, abs(score))
+    monkeypatch.undo()
     assert solve(inst, "bnb", n_jobs=2).info["parallel"]["in_process"] is False   # no limit: the workers
 
 
