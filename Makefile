@@ -7,6 +7,8 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[test]"
+	@echo "compiling the default job's numba functions once (about a minute; cached beside their modules)"
+	$(BIN)/minlp-fs solve > /dev/null
 	touch $@
 
 .PHONY: setup run test bench

@@ -70,20 +70,22 @@ def _flag_type(hint):
 
 
 def _method_option_flags(p: argparse.ArgumentParser) -> dict:
-    """Add one flag per distinct option of the registered methods; returns dest -> option name."""
-    from .methods import REGISTRY, method_class
+    """Add one flag per distinct option of the registered methods and of ``hybrid:SOLVER`` (its SOLVER is in the
+    method's name, so it has no flag); returns dest -> option name."""
+    from .methods import HYBRID_PREFIX, REGISTRY, method_class
 
     g = p.add_argument_group("method options (each applies to the methods that have it)")
     seen: dict = {}
-    for name in REGISTRY:
+    for name in [*REGISTRY, "hybrid"]:
         try:
-            cls = method_class(name)
+            cls = method_class(HYBRID_PREFIX + "scip" if name == "hybrid" else name)
         except (ImportError, AttributeError):  # a broken optional module must not break the CLI
             continue
         for opt, (hint, default) in cls.options().items():
-            if opt in _SHARED or opt in seen:
-                if opt in seen:
-                    seen[opt][1].append(name)
+            if opt in _SHARED or (name, opt) == ("hybrid", "solver"):  # hybrid's solver is its name's SOLVER
+                continue
+            if opt in seen:
+                seen[opt][1].append(name)
                 continue
             kind = _flag_type(hint)
             if kind is None:
@@ -115,12 +117,31 @@ def _solver_options(args):
     return parse_assignments(args.solver_option, args.verb, "--solver-option") if args.solver_option else None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose errors are the package's one line (README, "Reliability"), not a usage block:
+    a bad flag raises InputError, which :func:`main` prints as ``minlp-fs: error: VERB: ...`` with exit 2.
+    Sub-parsers are of the same class (``add_subparsers`` makes them with ``type(self)``)."""
+
+    def error(self, message, prog=None):
+        prog = prog or self.prog
+        verb = prog.partition(" ")[2]
+        raise InputError(f"{verb + ': ' if verb else ''}{message} (see '{prog} --help')")
+
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, with the flags no parser knows named with their verb (argparse's top level reports them)."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            verb = getattr(parsed, "verb", None)
+            self.error(f"unrecognized arguments: {' '.join(extra)}", f"{self.prog} {verb}" if verb else None)
+        return parsed
+
+
 def _parser() -> tuple[argparse.ArgumentParser, dict]:
     from .exact.cli import CERTIFY_METHODS, add_verify_parser
     from .experiments.cli import add_bench_parser
     from .methods import ALIASES, REGISTRY
 
-    p = argparse.ArgumentParser(prog="minlp-fs", description=" ".join(__doc__.split("\n\n")[0].split()))
+    p = _Parser(prog="minlp-fs", description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--version", action="version", version=f"minlp-fs {__version__}")
     sub = p.add_subparsers(dest="verb", required=True)
     s = sub.add_parser("solve", help="select B features with a method (default: LS* from the alpha-start)")

@@ -194,23 +194,44 @@ def _number(path: Path, line: int, column: str, text: str) -> float:
     return v
 
 
+#: the breast cancer set's measurements and statistics, in scikit-learn's column order (mean, standard error, worst
+#: of each measurement), named as the paper's CSVs name them ("mean concave points" -> concave_points_mean)
+_BCD_MEASURES = ("radius", "texture", "perimeter", "area", "smoothness", "compactness", "concavity", "concave_points",
+                 "symmetry", "fractal_dimension")
+_BCD_NAMES = tuple(f"{base}_{stat}" for stat in ("mean", "se", "worst") for base in _BCD_MEASURES)
+
+
+def _sklearn_bcd_file() -> "Path | None":
+    """scikit-learn's copy of the breast cancer CSV (``sklearn/datasets/data/breast_cancer.csv``: a header line
+    ``569,30,malignant,benign``, then 30 features and the target per row), found without importing scikit-learn
+    (1.5-3 s of the ``make run`` job's start-up); None when it is not where scikit-learn has kept it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sklearn")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "datasets" / "data" / "breast_cancer.csv"
+    return path if path.is_file() else None
+
+
 def _sklearn_bcd() -> Dataset:
-    """scikit-learn's breast cancer set as the paper's BCD: malignant -> +1, benign -> -1."""
-    from sklearn.datasets import load_breast_cancer
+    """scikit-learn's breast cancer set as the paper's BCD: malignant (target 0) -> +1, benign (1) -> -1. Read from
+    scikit-learn's CSV directly (:func:`_sklearn_bcd_file`; the values of ``load_breast_cancer``, which parses the
+    same file), or through ``load_breast_cancer`` when that file is not found or not as expected."""
+    path = _sklearn_bcd_file()
+    table = None
+    if path is not None:
+        with open(path, encoding="utf-8") as f:
+            head = f.readline().strip().split(",")
+            if head == ["569", "30", "malignant", "benign"]:
+                table = np.loadtxt(f, delimiter=",", dtype=float)
+    if table is None or table.shape != (569, 31):
+        from sklearn.datasets import load_breast_cancer
 
-    data = load_breast_cancer()
-    y = np.where(data.target == 0, 1.0, -1.0)
-
-    def csv_name(s: str) -> str:  # "mean concave points" -> "concave_points_mean"
-        words = s.split()
-        if words[0] in ("mean", "worst"):
-            stat, base = words[0], words[1:]
-        else:
-            stat, base = "se", words[:-1]
-        return "_".join(base + [stat])
-
-    return Dataset("bcd", np.asarray(data.data, dtype=float), y,
-                   tuple(csv_name(f) for f in data.feature_names), ("benign", "malignant"))
+        data = load_breast_cancer()
+        table = np.column_stack([data.data, data.target])
+    y = np.where(table[:, 30] == 0, 1.0, -1.0)
+    return Dataset("bcd", np.ascontiguousarray(table[:, :30]), y, _BCD_NAMES, ("benign", "malignant"))
 
 
 def load_dataset(name: str, data_dir: "str | Path | None" = None, label: str | None = None) -> Dataset:

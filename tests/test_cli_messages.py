@@ -1,6 +1,7 @@
 """Command-line messages found wanting by review: flags that would be ignored, messages on several lines or
 with raw exception names, a key rewritten from what the user typed, a cut-off --help."""
 import json
+import re
 
 import pytest
 
@@ -92,3 +93,36 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly():
     proc.stdout.close()
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == EXIT_BROKEN_PIPE and err == ""
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["certify", *TINY, "--method", "xyz"], "certify: argument --method: invalid choice: 'xyz'"),
+    (["solve", *TINY, "--bogus"], "solve: unrecognized arguments: --bogus"),
+    (["solve", "--B", "x"], "solve: argument --B: invalid int value: 'x'"),
+    (["compare", *TINY], "compare: the following arguments are required: --methods"),
+    (["frobnicate"], "argument verb: invalid choice: 'frobnicate'"),
+])
+def test_a_flag_the_parser_refuses_is_one_line_naming_the_verb_and_its_help(capsys, argv, words):
+    """argparse printed its usage block before the error; now one line, exit 2, pointing at the verb's --help."""
+    code, out, err = run(capsys, *argv)
+    _one_line(code, err, words)
+    assert err.startswith("minlp-fs: error: ") and out == ""
+    verb = argv[0] if argv[0] != "frobnicate" else ""
+    assert f"(see 'minlp-fs{' ' + verb if verb else ''} --help')" in err and "usage:" not in err
+
+
+def test_hybrids_options_are_flags_of_solve(capsys):
+    """hybrid:SOLVER is not in the registry, so its max_rounds and heuristic had no flags; the solver is the name's."""
+    pytest.importorskip("pyscipopt", reason="pyscipopt not installed (pip install minlp-fs[scip])")
+    code, out, err = run(capsys, "solve", *TINY, "--method", "hybrid:scip", "--max-rounds", "1", "--heuristic", "acso*",
+                         "--time-limit", "3", "--json")
+    assert code in (0, 124), err   # SCIP may not close the gap within its share of the 3 s
+    res = json.loads(out)
+    assert res["method"] == "hybrid:scip" and [r["component"] for r in res["info"]["rounds"]][:2] == ["acso*", "scip"]
+    assert len([r for r in res["info"]["rounds"] if r["component"] == "scip"]) == 1
+    code, _, err = run(capsys, "solve", *TINY, "--method", "ls", "--max-rounds", "2")
+    _one_line(code, err, "method 'ls' has no option(s) --max-rounds")
+    with pytest.raises(SystemExit):
+        main(["solve", "--help"])
+    text = capsys.readouterr().out
+    assert "--max-rounds" in text and "--heuristic" in text and not re.search(r"--solver(?!-option)", text)

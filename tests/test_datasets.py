@@ -29,6 +29,44 @@ def test_builtin_bcd_equals_the_shared_csv(data_dir):
     assert builtin.shape == PAPER_DATASETS["bcd"]
 
 
+def _as_sklearn_loads_it():
+    from sklearn.datasets import load_breast_cancer
+    data = load_breast_cancer()
+    names = []
+    for f in data.feature_names:   # "mean concave points" -> concave_points_mean, "radius error" -> radius_se
+        words = f.split()
+        stat, base = (words[0], words[1:]) if words[0] in ("mean", "worst") else ("se", words[:-1])
+        names.append("_".join(base + [stat]))
+    return data.data, np.where(data.target == 0, 1.0, -1.0), tuple(names), tuple(data.target_names)
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_builtin_bcd_is_scikit_learns_set_read_directly_or_through_it(monkeypatch, direct):
+    """The built-in BCD reads scikit-learn's CSV without importing scikit-learn (1.5-3 s of `make run`); read so,
+    or through load_breast_cancer when the file is not found, it is load_breast_cancer's set, value for value."""
+    import minlp_fs.datasets as datasets
+    if not direct:
+        monkeypatch.setattr(datasets, "_sklearn_bcd_file", lambda: None)
+    else:
+        assert datasets._sklearn_bcd_file() is not None
+    X, y, names, classes = _as_sklearn_loads_it()
+    d = load_dataset("bcd")
+    np.testing.assert_array_equal(d.X, X)
+    np.testing.assert_array_equal(d.y, y)
+    assert d.feature_names == names and d.X.flags.c_contiguous
+    assert classes == ("malignant", "benign") and sum(d.y > 0) == 212   # malignant -> +1
+
+
+def test_builtin_bcd_does_not_import_scikit_learn():
+    import subprocess
+    import sys
+    code = ("import sys\nfrom minlp_fs.datasets import load_dataset\nd = load_dataset('bcd')\n"
+            "print(d.shape, 'sklearn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["(569,", "30)", "False"]
+
+
 @pytest.mark.parametrize("name", list(PAPER_DATASETS))
 def test_paper_datasets_load(name, data_dir):
     d = load_dataset(name, data_dir)
