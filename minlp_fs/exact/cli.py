@@ -22,8 +22,10 @@ AUTO_ENUMERATE_UP_TO = 1000
 #: Parkinsons B = 3 and 4 (1,540 and 7,315), 6x on Sonar B = 4 (487,635: bnb 29 s)
 AUTO_ENUMERATE_UP_TO_GAUSSIAN = 20_000
 #: ``auto``'s bnb hedges (:mod:`.fallback`): it enumerates once it has run this share of enumeration's estimated
-#: time. Measured (benchmarks/RESULTS.md, bench_fallback): 0.89-1.60x the faster of bnb and enumeration on six
-#: instances of both kinds, where bnb alone took up to 2.9x enumeration's time or did not finish in 300 s
+#: time. Measured (benchmarks/RESULTS.md, bench_fallback, twenty-eighth session): 0.57-1.92x the faster of bnb and
+#: enumeration on the five instances of both kinds where the hedged run finished within its 300 s limit (bnb alone
+#: took up to 1.5x enumeration's time there); on the sixth, German rbf fit B = 5, enumeration alone took 532 s, and
+#: the hedged run and bnb alone stopped at the limit
 AUTO_FALLBACK_SHARE = 0.5
 
 
