@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 
-from .methods import ALIASES, HYBRID_PREFIX, REGISTRY, method_class
+from .methods import ALIASES, method_class, nameable_methods
 from .options import declared
 
 
@@ -37,9 +37,8 @@ def _option_row(field, hints, spec) -> dict:
 def method_catalog() -> list:
     """One dict per registered method (and ``hybrid:SOLVER``): name, aliases, summary, whether it takes a
     start and can certify, and its options; a method whose module cannot be imported says why."""
-    names = [(name, name) for name in REGISTRY] + [(HYBRID_PREFIX + "SOLVER", HYBRID_PREFIX + "scip")]
     rows = []
-    for label, key in names:
+    for label, key in nameable_methods():
         row = {"name": label, "aliases": sorted(a for a, t in ALIASES.items() if t == label)}
         try:
             cls = method_class(key)

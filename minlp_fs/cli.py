@@ -72,17 +72,17 @@ def _flag_type(hint):
 def _method_option_flags(p: argparse.ArgumentParser) -> dict:
     """Add one flag per distinct option of the registered methods and of ``hybrid:SOLVER`` (its SOLVER is in the
     method's name, so it has no flag); returns dest -> option name."""
-    from .methods import HYBRID_PREFIX, REGISTRY, method_class
+    from .methods import HYBRID_PREFIX, method_class, nameable_methods
 
     g = p.add_argument_group("method options (each applies to the methods that have it)")
     seen: dict = {}
-    for name in [*REGISTRY, "hybrid"]:
+    for name, key in nameable_methods():
         try:
-            cls = method_class(HYBRID_PREFIX + "scip" if name == "hybrid" else name)
+            cls = method_class(key)
         except (ImportError, AttributeError):  # a broken optional module must not break the CLI
             continue
         for opt, (hint, default) in cls.options().items():
-            if opt in _SHARED or (name, opt) == ("hybrid", "solver"):  # hybrid's solver is its name's SOLVER
+            if opt in _SHARED or (opt == "solver" and name.startswith(HYBRID_PREFIX)):  # hybrid:SOLVER names it
                 continue
             if opt in seen:
                 seen[opt][1].append(name)

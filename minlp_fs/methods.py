@@ -303,3 +303,9 @@ def get_method(name: str, **options) -> Method:
 
 def method_names() -> list:
     return list(REGISTRY)
+
+
+def nameable_methods() -> list:
+    """(label, name to load its class by) of every method a user can name: the registry's, then ``hybrid:SOLVER``
+    (its class is the same whatever the solver, loaded here through ``hybrid:scip``)."""
+    return [(name, name) for name in REGISTRY] + [(HYBRID_PREFIX + "SOLVER", HYBRID_PREFIX + "scip")]
