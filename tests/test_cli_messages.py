@@ -112,7 +112,8 @@ def test_a_flag_the_parser_refuses_is_one_line_naming_the_verb_and_its_help(caps
 
 
 def test_hybrids_options_are_flags_of_solve(capsys):
-    """hybrid:SOLVER is not in the registry, so its max_rounds and heuristic had no flags; the solver is the name's."""
+    """hybrid:SOLVER is not in the registry, so its max_rounds had no flag (its heuristic shared SCIP's --heuristic);
+    its solver gets none: SOLVER is in the method's name."""
     pytest.importorskip("pyscipopt", reason="pyscipopt not installed (pip install minlp-fs[scip])")
     code, out, err = run(capsys, "solve", *TINY, "--method", "hybrid:scip", "--max-rounds", "1", "--heuristic", "acso*",
                          "--time-limit", "3", "--json")
