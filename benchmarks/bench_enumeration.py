@@ -1,6 +1,7 @@
 """Enumeration's cost per subset, two versions side by side in one run, on the same ranks.
 
     python benchmarks/bench_enumeration.py --old REV [--data-dir ../shared/datasets] [--chunks 6] [--repeats 2]
+                                           [--kernels rbf ...]
 
 For each case (dataset, kernel, B, sense), ``--chunks`` runs of 1,000 consecutive ranks of the revolving-door
 order, drawn with a fixed seed, are enumerated as ``Enumeration``'s workers do (``_enumerate_chunk``: every
@@ -31,12 +32,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 #: (dataset, kernel, B, sense): polynomial enumerations in both senses (where the opening applies; German's
-#: rows repeat, so its subsets are solved over groups, on their matrices), and a Gaussian one (where it does not)
+#: rows repeat, so its subsets are solved over groups, on their matrices), and Gaussian ones (where it does not)
 CASES = [("ionosphere", "poly5", 8, "fit"), ("ionosphere", "poly2", 5, "fit"), ("bcd", "poly3", 6, "fit"),
          ("sonar", "poly3", 3, "fit"), ("parkinsons", "poly3", 6, "fit"), ("cleveland", "poly2", 6, "fit"),
          ("german", "poly3", 3, "fit"), ("ionosphere", "poly5", 6, "paper"), ("ionosphere", "poly5", 10, "paper"),
          ("bcd", "poly3", 6, "paper"), ("parkinsons", "poly2", 6, "paper"), ("cleveland", "poly5", 6, "paper"),
-         ("german", "poly3", 3, "paper"), ("ionosphere", "rbf", 4, "fit")]
+         ("german", "poly3", 3, "paper"), ("ionosphere", "rbf", 4, "fit"), ("parkinsons", "rbf", 6, "paper"),
+         ("sonar", "rbf", 3, "paper"), ("german", "rbf", 3, "fit")]
 CHUNK = 1000
 
 WORKER = r"""
@@ -71,8 +73,8 @@ with threadpool_limits(1):
 """
 
 
-def run(checkout: Path, data_dir: str, n_chunks: int, seeded: bool) -> dict:
-    out = subprocess.run([sys.executable, "-c", WORKER, json.dumps(CASES), data_dir, str(n_chunks), str(CHUNK),
+def run(checkout: Path, cases, data_dir: str, n_chunks: int, seeded: bool) -> dict:
+    out = subprocess.run([sys.executable, "-c", WORKER, json.dumps(cases), data_dir, str(n_chunks), str(CHUNK),
                           "1" if seeded else "0"], cwd=checkout, env=dict(os.environ, PYTHONPATH=str(checkout)),
                          check=True, capture_output=True, text=True).stdout
     return {tuple(r["case"]): r for r in map(json.loads, out.splitlines())}
@@ -104,21 +106,24 @@ def main(argv=None) -> None:
     ap.add_argument("--old", required=True, help="git revision to compare with")
     ap.add_argument("--chunks", type=int, default=6)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--kernels", nargs="+", choices=("poly2", "poly3", "poly5", "rbf"),
+                    help="only the cases of these kernels (default: all)")
     add_io_args(ap)
     args = ap.parse_args(argv)
     data_dir = str(Path(args.data_dir).resolve())
+    cases = [c for c in CASES if not args.kernels or c[1] in args.kernels]
     old, new, old_seeded, seeded = {}, {}, {}, {}
     with old_checkout(args.old) as (checkout, sha):
         for _ in range(args.repeats):
-            keep_least(old, run(checkout, data_dir, args.chunks, False))
-            keep_least(new, run(ROOT, data_dir, args.chunks, False))
-            keep_least(old_seeded, run(checkout, data_dir, args.chunks, True))
-            keep_least(seeded, run(ROOT, data_dir, args.chunks, True))
+            keep_least(old, run(checkout, cases, data_dir, args.chunks, False))
+            keep_least(new, run(ROOT, cases, data_dir, args.chunks, False))
+            keep_least(old_seeded, run(checkout, cases, data_dir, args.chunks, True))
+            keep_least(seeded, run(ROOT, cases, data_dir, args.chunks, True))
     n = args.chunks * CHUNK
     lines = ["| dataset | kernel | B | sense | old ms / subset | new ms / subset | old / new | same | "
              "seeded by LS*: old ms / subset | new ms / subset | old / new | same | stopped early, seeded: old / new "
              f"(of {n:,}) |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for case in map(tuple, CASES):
+    for case in map(tuple, cases):
         o, w, so, s = old[case], new[case], old_seeded[case], seeded[case]
         lines.append(f"| {' | '.join(map(str, case))} | {1e3 * o['cpu'] / n:.3f} | {1e3 * w['cpu'] / n:.3f} | "
                      f"{o['cpu'] / w['cpu']:.2f}x | {agreement(o, w)} | {1e3 * so['cpu'] / n:.3f} | "

@@ -26,7 +26,8 @@ every kernel. ``--grid``: the whole heuristics grid of bench_heuristics.py (nine
 ... 0.5 n), paper sense) with the ``--methods`` (ACSO* on the polynomial kernels only), one run per version: old
 and new run at the same time, one process each (one core each on a 2-core machine), dataset after dataset, with
 a progress bar; Ctrl-C keeps the finished datasets. Per method the mean CPU, solves and same / better / worse
-objectives (section ``bench_versions_grid``, rewritten after every dataset).
+objectives (section ``bench_versions_grid``, rewritten after every dataset). ``--kernels``: only the workload's
+cases of those kernels (e.g. ``--kernels rbf`` for a change to the Gaussian kernel).
 """
 from __future__ import annotations
 
@@ -106,6 +107,13 @@ def old_checkout(rev: str):
             yield old, sha
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
+
+
+def of_kernels(cases, kernels) -> list:
+    """The cases (dataset, kernel, ...) whose kernel is one of ``kernels`` (all when ``kernels`` is None)."""
+    if kernels and not any(c[1] in kernels for c in cases):
+        raise SystemExit(f"bench_versions: the workload has no case of the kernels {' '.join(kernels)}")
+    return [c for c in cases if not kernels or c[1] in kernels]
 
 
 def run_version(checkout: Path, cases, data_dir: str) -> dict:
@@ -243,7 +251,7 @@ def grid_main(args, argv) -> None:
 
     from minlp_fs.experiments.report import machine, write_section
 
-    cases = grid_workload(args.methods, args.data_dir)
+    cases = of_kernels(grid_workload(args.methods, args.data_dir), args.kernels)
     t0, load0 = time.time(), os.getloadavg()
     results = {"old": {}, "new": {}}
     with old_checkout(args.old) as (old, old_sha), tqdm(total=len(cases), desc="grid runs (per version)") as bar:
@@ -281,6 +289,8 @@ def main(argv=None) -> None:
     ap.add_argument("--german", action="store_true", help="German's heuristics-grid cases (LS*, ACSO*), one run each")
     ap.add_argument("--grid", action="store_true", help="the whole heuristics grid, old and new at the same time")
     ap.add_argument("--methods", nargs="+", default=["ls*", "acso*", "rfe2", "ls"], help="with --grid")
+    ap.add_argument("--kernels", nargs="+", choices=("poly2", "poly3", "poly5", "rbf"),
+                    help="only the workload's cases of these kernels (default: all)")
     ap.add_argument("--output", default=str(HERE / "RESULTS.md"))
     args = ap.parse_args(argv)
     if args.grid:
@@ -289,8 +299,8 @@ def main(argv=None) -> None:
         return german_main(args, argv)
     from minlp_fs.experiments.report import machine, write_section
 
-    cases = [list(c) for c in (slice_workload() if args.slice else QUICK if args.quick else BNB_CASES if args.bnb
-                               else CASES)]
+    cases = [list(c) for c in of_kernels(slice_workload() if args.slice else QUICK if args.quick
+                                         else BNB_CASES if args.bnb else CASES, args.kernels)]
     t0 = time.time()
     results = {"old": {}, "new": {}}
     with old_checkout(args.old) as (old, old_sha):
@@ -319,7 +329,7 @@ def german_main(args, argv) -> None:
     """``--german``: old and new on German's grid cases, kernel after kernel (section bench_german_grid)."""
     from minlp_fs.experiments.report import machine, write_section
 
-    cases = german_workload()
+    cases = of_kernels(german_workload(), args.kernels)
     t0, load0 = time.time(), os.getloadavg()
     results = {"old": {}, "new": {}}
     with old_checkout(args.old) as (old, old_sha):

@@ -6,6 +6,7 @@ from numba import njit
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
 from minlp_fs.errors import InputError
+from minlp_fs.exponential import exp_span
 from minlp_fs.kernels import GaussianKernel, PolynomialKernel, make_kernel
 
 RNG = np.random.default_rng(12345)
@@ -176,12 +177,14 @@ def _entrywise_rbf(A, gamma, out):
             for j in range(A.shape[1]):
                 d = A[a, j] - A[b, j]
                 s += d * d
-            out[a, b] = np.exp(-gamma * s) if a != b else 1.0
+            out[a, b] = -gamma * s if a != b else 0.0
+    exp_span(out.reshape(-1), out.reshape(-1), np.empty(out.size, dtype=np.int64), 0, out.size)
 
 
 def entrywise_gram(kernel, A):
-    """K_ab by the entrywise formula, one entry at a time (compiled, so that exp is the compiled code's): sum_j
-    a_j b_j (or (a_j - b_j)^2) over the columns in order, then the power by repeated multiplication (or exp)."""
+    """K_ab by the entrywise formula, one entry at a time (compiled): sum_j a_j b_j (or (a_j - b_j)^2) over the
+    columns in order, then the power by repeated multiplication (or the package's exp of -gamma s,
+    :mod:`minlp_fs.exponential`, applied to the whole matrix of exponents)."""
     out = np.empty((len(A), len(A)))
     if isinstance(kernel, PolynomialKernel):
         _entrywise_poly(A, kernel.gamma, kernel.coef0, kernel.degree, out)

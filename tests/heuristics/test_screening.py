@@ -204,7 +204,7 @@ def test_removal_from_a_base_in_place_is_bitwise_the_subtraction_of_the_term(ker
 
 def test_gaussian_values_are_bitwise_those_of_the_kernel_matrix():
     """For the Gaussian kernel the batched values and removals take the kernel matrix's own arithmetic
-    (numpy's exp, then v'(K v)): bitwise the values of FixedAlpha.value_of_base."""
+    (the package's exp, then v'(K v)): bitwise the values of FixedAlpha.value_of_base."""
     for seed in range(4):
         inst, alpha, subset = random_case(seed, "rbf", "paper")
         fixed = FixedAlpha(inst, alpha)
