@@ -117,7 +117,7 @@ def _gram_sqdist(A, gamma, out):  # pragma: no cover - compiled
     m, B = A.shape
     AT = np.ascontiguousarray(A.T)
     s = np.empty(m)
-    bits = np.empty(m, dtype=np.int64)
+    work = np.empty(2 * m)
     for a in range(m):
         out[a, a] = 1.0
         rest = m - a - 1
@@ -129,7 +129,7 @@ def _gram_sqdist(A, gamma, out):  # pragma: no cover - compiled
                 s[b] += d * d
         for b in range(rest):
             s[b] *= -gamma
-        exp_span(s, s, bits, 0, rest)
+        exp_span(s, s, work, 0, rest)
         for b in range(rest):
             out[a, a + 1 + b] = s[b]
             out[a + 1 + b, a] = s[b]
@@ -142,9 +142,11 @@ def _poly_apply(base, gamma, coef0, degree, out):  # pragma: no cover - compiled
         out[a] = _power(gamma * base[a] + coef0, degree)
 
 
-# Neighbour fills (K' and the warm gradient of a swap, alpha/neighbours.py): full rows, written in
-# order: measured 1.5-2x faster than the upper triangle with mirrored writes (strided column stores, and the scattered gradient updates keep the loop from vectorising), except
-# where an exp per entry dominates (_fill_rbf).
+# Neighbour fills (K' and the warm gradient of a swap, alpha/neighbours.py): full rows, written in order: measured
+# 1.5-2x faster than the upper triangle with mirrored writes (strided column stores, and the scattered gradient
+# updates keep the loop from vectorising), except for the Gaussian fill (_fill_rbf), whose upper triangle takes half
+# the exps: with the vectorised exp (minlp_fs.exponential) 2.6 against 3.0 ns an entry at m = 351, but 5.3 against
+# 4.5 at m = 1,000 (measured in the twenty-ninth session; the mirrored writes' cache misses grow with m).
 # FASTMATH (:mod:`minlp_fs.fastmath`): grad is a warm-start gradient, and the value of every fit is recomputed
 # by the one objective.
 
@@ -217,7 +219,7 @@ def _fill_rbf(base, x_out, x_in, gamma, y, ay, K, grad):  # pragma: no cover - c
     m = base.shape[0]
     acc = np.zeros(m)
     e = np.empty(m)
-    bits = np.empty(m, dtype=np.int64)
+    work = np.empty(2 * m)
     for a in range(m):
         ia, oa, ca = x_in[a], x_out[a], ay[a]
         K[a, a] = 1.0
@@ -226,7 +228,7 @@ def _fill_rbf(base, x_out, x_in, gamma, y, ay, K, grad):  # pragma: no cover - c
             di = ia - x_in[b]
             do = oa - x_out[b]
             e[b] = -gamma * (base[a, b] - do * do + di * di)
-        exp_span(e, e, bits, a + 1, m)
+        exp_span(e, e, work, a + 1, m)
         for b in range(a + 1, m):
             r = e[b]
             K[a, b] = r

@@ -178,7 +178,7 @@ def _entrywise_rbf(A, gamma, out):
                 d = A[a, j] - A[b, j]
                 s += d * d
             out[a, b] = -gamma * s if a != b else 0.0
-    exp_span(out.reshape(-1), out.reshape(-1), np.empty(out.size, dtype=np.int64), 0, out.size)
+    exp_span(out.reshape(-1), out.reshape(-1), np.empty(2 * out.size), 0, out.size)
 
 
 def entrywise_gram(kernel, A):
