@@ -88,7 +88,9 @@ class NeighbourGrams:
         with self._lock:
             if j_out not in self._without:
                 kern, X = self.instance.kernel, self.instance.X
-                self._without[j_out] = kern.apply(self.base - kern.feature_term(X, j_out))
+                # base - T_out in one compiled pass on a copy (bitwise base - feature_term: Kernel.remove), phi in place
+                without = kern.remove(self.base.copy(), X, j_out)
+                self._without[j_out] = kern.apply(without, out=without)
             return self._without[j_out]
 
     def fill(self, subset, alpha: np.ndarray):

@@ -202,14 +202,13 @@ def test_removal_from_a_base_in_place_is_bitwise_the_subtraction_of_the_term(ker
             assert np.array_equal(inst.kernel.remove(base.copy(), inst.X, j), base - inst.kernel.feature_term(inst.X, j))
 
 
-def test_gaussian_values_are_bitwise_those_of_the_kernel_matrix():
-    """For the Gaussian kernel the batched values and removals take the kernel matrix's own arithmetic
-    (the package's exp, then v'(K v)): bitwise the values of FixedAlpha.value_of_base."""
+def test_gaussian_removals_are_bitwise_those_of_the_kernel_matrix():
+    """For the Gaussian kernel the removal values take the kernel matrix's own arithmetic (the exponent as numpy
+    forms base - T_j, the package's exp, then v'(K v)): bitwise the values of FixedAlpha.value_of_base."""
     for seed in range(4):
         inst, alpha, subset = random_case(seed, "rbf", "paper")
         fixed = FixedAlpha(inst, alpha)
         base = fixed.base(subset)
-        assert fixed.values([subset]).tolist() == [fixed.value_of_base(base)]
         assert fixed.removal_values_of_base(base, subset).tolist() == \
             [fixed.value_of_base(base - fixed.term(j)) for j in subset]
 
@@ -295,18 +294,17 @@ def test_the_moment_table_is_taken_where_cheaper():
     assert not MomentTable.cheaper(208, 60, 5)
 
 
-@pytest.mark.parametrize("rows", [1, 5, 64])
-def test_gaussian_values_by_blocks_of_rows_equal_the_direct_value(rows, monkeypatch):
-    """GaussianKernel.subset_quads sums the upper triangle by blocks of RBF_ROWS rows (the diagonal block in
-    full): the direct value for blocks of one row, of a few rows with a last partial block, and of one block."""
-    import minlp_fs.kernels as kernels
-
-    monkeypatch.setattr(kernels, "RBF_ROWS", rows)
+def test_gaussian_subset_values_are_those_of_the_gram():
+    """GaussianKernel.subset_quads (one compiled pass over the upper triangle per subset, entries with the compiled
+    Gram's bits) equals 1/2 v'K v - e'alpha of the Gram to rounding, for two subsets of one size in one batch, the
+    whole feature set and one feature; a batch's values do not depend on the batch."""
     for seed in range(6):
         inst, alpha, subset = random_case(seed, "rbf", "paper" if seed % 2 else "fit")
         fixed = FixedAlpha(inst, alpha)
-        subsets = [subset, tuple(range(inst.n)), subset[:1]]
-        for S in subsets:
+        others = [j for j in range(inst.n) if j not in subset]
+        same_size = [subset, tuple(sorted([*subset[1:], others[0]]))]
+        assert fixed.values(same_size).tolist() == [fixed.values([S])[0] for S in same_size]
+        for S in [*same_size, tuple(range(inst.n)), subset[:1]]:
             value = fixed.values([S])[0]
             K = inst.kernel.gram(inst.X, list(S))
             want = dual_objective(alpha, K, inst.y)
