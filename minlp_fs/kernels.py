@@ -109,27 +109,34 @@ def _gram_product(A, gamma, coef0, degree, out):  # pragma: no cover - compiled
     _mirror_upper(out)
 
 
+@njit(inline="always")
+def _rbf_row(AT, a, gamma, s, work):  # pragma: no cover - compiled
+    """s[b] = exp(-gamma ||x_a - x_{a+1+b}||^2) for the rest = m - a - 1 rows after row a (AT: columns x rows):
+    squared differences summed over the columns in order, vectorised along the row, then one
+    :func:`~minlp_fs.exponential.exp_span` over the row's exponents; returns rest."""
+    rest = AT.shape[1] - a - 1
+    s[:rest] = 0.0
+    for j in range(AT.shape[0]):
+        x, Tj = AT[j, a], AT[j, a + 1:]
+        for b in range(rest):
+            d = x - Tj[b]
+            s[b] += d * d
+    for b in range(rest):
+        s[b] *= -gamma
+    exp_span(s, s, work, 0, rest)
+    return rest
+
+
 @njit(cache=True, nogil=True)
 def _gram_sqdist(A, gamma, out):  # pragma: no cover - compiled
-    """out = exp(-gamma ||a_a - a_b||^2): the upper triangle row by row (squared differences summed over the columns
-    in order, vectorised along the row; the row's exponents -gamma s then one :func:`~minlp_fs.exponential.exp_span`
-    over them), mirrored."""
-    m, B = A.shape
+    """out = exp(-gamma ||a_a - a_b||^2): the upper triangle row by row (:func:`_rbf_row`), mirrored."""
+    m = A.shape[0]
     AT = np.ascontiguousarray(A.T)
     s = np.empty(m)
     work = np.empty(2 * m)
     for a in range(m):
         out[a, a] = 1.0
-        rest = m - a - 1
-        s[:rest] = 0.0
-        for j in range(B):
-            x, Tj = A[a, j], AT[j, a + 1:]
-            for b in range(rest):
-                d = x - Tj[b]
-                s[b] += d * d
-        for b in range(rest):
-            s[b] *= -gamma
-        exp_span(s, s, work, 0, rest)
+        rest = _rbf_row(AT, a, gamma, s, work)
         for b in range(rest):
             out[a, a + 1 + b] = s[b]
             out[a + 1 + b, a] = s[b]
@@ -314,8 +321,8 @@ def _poly_subset_quads(X, v, subsets, gamma, coef0, degree, out):  # pragma: no 
 @njit(cache=True, nogil=True)
 def _rbf_subset_quads(X, v, subsets, gamma, out):  # pragma: no cover - compiled
     """out[t] = 1/2 v' exp(-gamma ||a_a - a_b||^2) v with A = X[:, subsets[t]]: the upper triangle row by row, each
-    row's entries as :func:`_gram_sqdist` makes them (squared differences summed over the columns in order, one
-    :func:`~minlp_fs.exponential.exp_span` per row: the Gram's bits), then v_a (2 sum_{b > a} K_ab v_b + v_a)."""
+    row's entries as the compiled Gram makes them (:func:`_rbf_row`: the Gram's bits), then
+    v_a (2 sum_{b > a} K_ab v_b + v_a)."""
     m, k, size = X.shape[0], subsets.shape[0], subsets.shape[1]
     AT = np.empty((size, m))
     s = np.empty(m)
@@ -327,16 +334,7 @@ def _rbf_subset_quads(X, v, subsets, gamma, out):  # pragma: no cover - compiled
                 AT[c, a] = X[a, col]
         total = 0.0
         for a in range(m):
-            rest = m - a - 1
-            s[:rest] = 0.0
-            for c in range(size):
-                x, Tc = AT[c, a], AT[c, a + 1:]
-                for b in range(rest):
-                    d = x - Tc[b]
-                    s[b] += d * d
-            for b in range(rest):
-                s[b] *= -gamma
-            exp_span(s, s, work, 0, rest)
+            rest = _rbf_row(AT, a, gamma, s, work)
             row = 0.0
             vb = v[a + 1:]
             for b in range(rest):
