@@ -3,6 +3,7 @@
 * :func:`machine`: one line describing the machine, for the report's header;
 * :func:`command`: the command line that produced a report, as run from the repository root;
 * :func:`add_io_args`: the ``--data-dir`` and ``--output`` options every script takes;
+* :func:`add_kernels_arg` and :func:`of_kernels`: ``--kernels``, a workload's cases of some kernels only;
 * :func:`write_section`: replace (or append) a script's marked section of ``RESULTS.md``, between
   ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``, leaving the other scripts' sections alone;
 * :func:`timed_section`: a section's text with its title, command, date, total time, machine and load.
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 
 from minlp_fs.datasets import DATA_ENV
+from minlp_fs.kernels import KERNEL_NAMES
 from minlp_fs.experiments.report import machine, write_section  # noqa: F401 (shared with the experiments)
 
 HERE = Path(__file__).resolve().parent
@@ -37,6 +39,21 @@ def add_io_args(parser) -> None:
     """Add ``--data-dir`` (the datasets' CSV folder) and ``--output`` (the markdown report to update)."""
     parser.add_argument("--data-dir", default=default_data_dir(), help="folder of the datasets' CSV files")
     parser.add_argument("--output", default=str(REPORT), help="markdown file to update")
+
+
+def add_kernels_arg(parser) -> None:
+    """Add ``--kernels``: only the workload's cases of these kernels (:func:`of_kernels`; default: all)."""
+    parser.add_argument("--kernels", nargs="+", choices=KERNEL_NAMES,
+                        help="only the workload's cases of these kernels (default: all)")
+
+
+def of_kernels(cases, kernels) -> list:
+    """The cases (dataset, kernel, ...) whose kernel is one of ``kernels`` (all of them when ``kernels`` is None);
+    a selection with no case stops the script with a message naming the kernels."""
+    chosen = [c for c in cases if not kernels or c[1] in kernels]
+    if not chosen:
+        raise SystemExit(f"the workload has no case of the kernels {' '.join(kernels)}")
+    return chosen
 
 
 def command(script: str, argv=None) -> str:

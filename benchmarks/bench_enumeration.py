@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _common import add_io_args, command, machine, write_section
+from _common import add_io_args, add_kernels_arg, command, machine, of_kernels, write_section
 from bench_versions import old_checkout
 
 HERE = Path(__file__).resolve().parent
@@ -106,12 +106,11 @@ def main(argv=None) -> None:
     ap.add_argument("--old", required=True, help="git revision to compare with")
     ap.add_argument("--chunks", type=int, default=6)
     ap.add_argument("--repeats", type=int, default=2)
-    ap.add_argument("--kernels", nargs="+", choices=("poly2", "poly3", "poly5", "rbf"),
-                    help="only the cases of these kernels (default: all)")
+    add_kernels_arg(ap)
     add_io_args(ap)
     args = ap.parse_args(argv)
     data_dir = str(Path(args.data_dir).resolve())
-    cases = [c for c in CASES if not args.kernels or c[1] in args.kernels]
+    cases = of_kernels(CASES, args.kernels)
     old, new, old_seeded, seeded = {}, {}, {}, {}
     with old_checkout(args.old) as (checkout, sha):
         for _ in range(args.repeats):

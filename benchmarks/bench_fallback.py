@@ -20,7 +20,7 @@ import time
 
 from minlp_fs.api import build_instance, solve
 
-from _common import add_io_args, timed_section, write_section
+from _common import add_io_args, add_kernels_arg, of_kernels, timed_section, write_section
 
 #: (dataset, kernel, sense, B)
 CASES = [("parkinsons", "poly3", "paper", 6), ("sonar", "poly2", "fit", 4), ("ionosphere", "rbf", "fit", 5),
@@ -57,8 +57,7 @@ def row(data_dir, ds, kernel, sense, B) -> str:
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--kernels", nargs="+", choices=("poly2", "poly3", "poly5", "rbf"),
-                   help="only the cases of these kernels (default: all)")
+    add_kernels_arg(p)
     add_io_args(p)
     args = p.parse_args()
     started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter(), os.getloadavg()
@@ -66,7 +65,7 @@ def main():
     rows = ["| dataset | kernel | sense | B | C(n,B) | bnb alone (s) | enumeration (s) | hedged bnb (s) | completed by | "
             "hedged phases (s) | enumeration estimated (s) | same optimum | hedged / best |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for case in [c for c in CASES if not args.kernels or c[1] in args.kernels]:
+    for case in of_kernels(CASES, args.kernels):
         rows.append(row(args.data_dir, *case))
         print(rows[-1], flush=True)
     elapsed, text = timed_section(

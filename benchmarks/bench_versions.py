@@ -43,6 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _common import add_kernels_arg, of_kernels
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
@@ -107,13 +109,6 @@ def old_checkout(rev: str):
             yield old, sha
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
-
-
-def of_kernels(cases, kernels) -> list:
-    """The cases (dataset, kernel, ...) whose kernel is one of ``kernels`` (all when ``kernels`` is None)."""
-    if kernels and not any(c[1] in kernels for c in cases):
-        raise SystemExit(f"bench_versions: the workload has no case of the kernels {' '.join(kernels)}")
-    return [c for c in cases if not kernels or c[1] in kernels]
 
 
 def run_version(checkout: Path, cases, data_dir: str) -> dict:
@@ -289,8 +284,7 @@ def main(argv=None) -> None:
     ap.add_argument("--german", action="store_true", help="German's heuristics-grid cases (LS*, ACSO*), one run each")
     ap.add_argument("--grid", action="store_true", help="the whole heuristics grid, old and new at the same time")
     ap.add_argument("--methods", nargs="+", default=["ls*", "acso*", "rfe2", "ls"], help="with --grid")
-    ap.add_argument("--kernels", nargs="+", choices=("poly2", "poly3", "poly5", "rbf"),
-                    help="only the workload's cases of these kernels (default: all)")
+    add_kernels_arg(ap)
     ap.add_argument("--output", default=str(HERE / "RESULTS.md"))
     args = ap.parse_args(argv)
     if args.grid:

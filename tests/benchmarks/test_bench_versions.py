@@ -31,3 +31,17 @@ def test_the_case_table_averages_per_method_and_judges_each_objective():
     assert summary == "| ls* | 3 | 4.00 | 1.00 | 4.00x | 20 | 20 | 1 / 1 / 1 | 1.0e-02 |"
     assert "| a | poly2 | 2 | ls* | 2.00 | 1.00 | 2.00x | 10 | 10 | -10.000000 | -10.000000 | same (+0.0e+00) |" in text
     assert "better (+1.0e-02)" in text and "worse (-1.0e-02)" in text and "| d |" not in text
+
+
+def test_kernels_selects_a_workloads_cases_and_refuses_an_empty_selection():
+    """--kernels (benchmarks/_common.of_kernels, shared by bench_versions, bench_enumeration and bench_fallback): the
+    cases of those kernels, in order; all of them without it; a selection with no case stops with a message."""
+    from _common import of_kernels
+
+    assert of_kernels(bench_versions.BNB_CASES, ["rbf"]) == [("cleveland", "rbf", 6, "fit", "bnb")]
+    assert of_kernels(bench_versions.CASES, None) == bench_versions.CASES
+    both = of_kernels(bench_versions.CASES, ["poly3", "rbf"])
+    assert both == [c for c in bench_versions.CASES if c[1] in ("poly3", "rbf")]
+    assert {c[1] for c in both} == {"poly3", "rbf"}
+    with pytest.raises(SystemExit, match="no case of the kernels rbf"):
+        of_kernels(bench_versions.QUICK, ["rbf"])
