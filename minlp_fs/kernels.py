@@ -366,7 +366,7 @@ class Kernel(ABC):
     ``apply``), phi' and phi'' (``derivative``, ``second_derivative``: the relaxation's gradient and
     exact Hessian, :mod:`minlp_fs.solvers.nlp`), the symbolic form for model writers (``affine``,
     ``outer``, ``magnitude``, ``monomials``: :mod:`minlp_fs.models`), the hooks of the swap-neighbour
-    tables (``multiplicative``, ``fill_neighbour``: :mod:`minlp_fs.alpha.neighbours`), and the batched
+    tables (``multiplicative``, ``fill_neighbour``, ``without``: :mod:`minlp_fs.alpha.neighbours`), and the batched
     quadratic forms at a fixed alpha (``removal_quads``, ``subset_quads``, ``swap_quads``, ``moment_table``,
     ``remove``: :mod:`minlp_fs.heuristics.screening`; defaults provided). A new
     kernel is one subclass here (plus its name in :func:`make_kernel`).
@@ -463,9 +463,14 @@ class Kernel(ABC):
     # the support rows X. The defaults build one kernel matrix per value; the paper's kernels override
     # them with batched formulas, so a new kernel is correct with none of the overrides.
 
+    def without(self, base: np.ndarray, X: np.ndarray, j: int, out: np.ndarray | None = None) -> np.ndarray:
+        """phi(base - T_j): the kernel matrix of base's subset without feature j (``base`` left as it is), into
+        ``out`` if given; the removal values and the neighbour tables' "centre without j" matrices."""
+        return self.apply(base - self.feature_term(X, j), out=out)
+
     def removal_quads(self, base: np.ndarray, X: np.ndarray, v: np.ndarray, js) -> np.ndarray:
         """[q(S - j) for j in js] from ``base`` = the base matrix of S (no matrix per j where overridden)."""
-        return np.array([0.5 * v @ self.apply(base - self.feature_term(X, j)) @ v for j in js])
+        return np.array([0.5 * v @ self.without(base, X, j) @ v for j in js])
 
     def subset_quads(self, X: np.ndarray, v: np.ndarray, subsets: np.ndarray) -> np.ndarray:
         """[q(S) for S in the rows of ``subsets``] (a k x s integer array: k subsets of one size s)."""
@@ -721,14 +726,19 @@ class GaussianKernel(Kernel):
     def fill_neighbour(self, base, x_out, x_in, y, ay, K, grad):
         _fill_rbf(base, x_out, x_in, self.gamma, y, ay, K, grad)
 
+    def without(self, base, X, j, out=None):
+        """The exponent in one compiled pass (:func:`_rbf_removal_exponent`: the bits of (base - T_j) * -gamma, as
+        :meth:`apply` of numpy's base - T_j forms them), then the vectorised exp in place: no temporary matrix."""
+        out = np.empty_like(base) if out is None else out
+        _rbf_removal_exponent(base, np.ascontiguousarray(X[:, j], dtype=float), self.gamma, out)
+        return exp(out, out=out)
+
     def removal_quads(self, base, X, v, js):
-        """Per j, the exponent in one compiled pass into a reused buffer, then the package's vectorised exp
-        (:mod:`minlp_fs.exponential`) and a matrix-vector product: no allocation per j, and the same arithmetic as
-        1/2 v' apply(base - T_j) v."""
+        """Per j, :meth:`without` into a reused buffer and a matrix-vector product: no allocation per j, and the
+        same arithmetic as 1/2 v' apply(base - T_j) v."""
         out, K = np.empty(len(js)), np.empty_like(base)
         for t, j in enumerate(js):
-            _rbf_removal_exponent(base, np.ascontiguousarray(X[:, j], dtype=float), self.gamma, K)
-            exp(K, out=K)
+            self.without(base, X, j, out=K)
             out[t] = 0.5 * (v @ (K @ v))
         return out
 

@@ -233,3 +233,17 @@ def test_the_compiled_powers_multiply_left_to_right_for_every_degree(degree):
         row = [sum(K[a, b] * v[b] for b in range(a + 1, len(X))) for a in range(len(X))]
         expected = 0.5 * sum(v[a] * (2.0 * row[a] + K[a, a] * v[a]) for a in range(len(X)))
         assert quads[t] == expected
+
+
+@pytest.mark.parametrize("kernel", POLY + RBF, ids=str)
+def test_without_is_phi_of_the_base_less_the_feature_bit_for_bit(kernel):
+    """Kernel.without (the removal values' and the neighbour tables' "centre without j" matrices): bitwise
+    apply(base - T_j), into ``out`` when given, ``base`` left as it is."""
+    base = kernel.base(X, [0, 2, 5, 6])
+    before = base.copy()
+    for j in (0, 5):
+        want = kernel.apply(base - kernel.feature_term(X, j))
+        assert np.array_equal(kernel.without(base, X, j), want)
+        out = np.empty_like(base)
+        assert kernel.without(base, X, j, out=out) is out and np.array_equal(out, want)
+    assert np.array_equal(base, before)

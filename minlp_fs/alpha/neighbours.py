@@ -87,10 +87,7 @@ class NeighbourGrams:
     def _centre_without(self, j_out: int) -> np.ndarray:
         with self._lock:
             if j_out not in self._without:
-                kern, X = self.instance.kernel, self.instance.X
-                # base - T_out in one compiled pass on a copy (bitwise base - feature_term: Kernel.remove), phi in place
-                without = kern.remove(self.base.copy(), X, j_out)
-                self._without[j_out] = kern.apply(without, out=without)
+                self._without[j_out] = self.instance.kernel.without(self.base, self.instance.X, j_out)
             return self._without[j_out]
 
     def fill(self, subset, alpha: np.ndarray):
