@@ -97,7 +97,7 @@ def exp(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     if x.flags.c_contiguous and out.flags.c_contiguous and out.shape == x.shape:
         _exp_flat(x.reshape(-1), out.reshape(-1))
         return out
-    flat = np.ascontiguousarray(x).reshape(-1).copy()
-    _exp_flat(flat, flat)
+    flat = np.empty(x.size)
+    _exp_flat(np.ascontiguousarray(x).reshape(-1), flat)
     out[...] = flat.reshape(x.shape)
     return out
