@@ -1,9 +1,10 @@
 """Enumeration's walk with opened solves: runs of subsets decided without leaving compiled code.
 
-With a polynomial kernel, enumeration solves each subset through :class:`~minlp_fs.alpha.opening.Opening`:
-the swap's pass over the base matrix gives the warm start's gradient, and SMO's opening steps, on kernel
-rows computed from the base, decide most early stops without the kernel matrix. Once that costs tens of
-microseconds per subset, Python's own work per subset would cost as much again; so :func:`_poly_run` walks
+With a polynomial or Gaussian kernel, enumeration solves each subset through
+:class:`~minlp_fs.alpha.opening.Opening`: the swap's pass over the base matrix gives the warm start's gradient,
+and SMO's opening steps, on kernel rows computed from the base, decide most early stops without the kernel
+matrix (where the Gaussian kernel's seldom do, :class:`Routes` sends its subsets to their matrices). Once that
+costs tens of microseconds per subset, Python's own work per subset would cost as much again; so :func:`_run` walks
 whole runs of subsets in compiled code: per subset, Algorithm R's next swap
 (:func:`~.revolving_door.successor`), the pass at the previous subset's alpha and the opening, the decided
 subset's alpha warm-starting the next. It hands a subset back to Python (:meth:`Opening.solve
@@ -19,17 +20,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..alpha.opening import OPENING_STEPS, _poly_opening
+from ..alpha.opening import OPENING_STEPS, _opening
 from ..alpha.row_groups import _more_distinct_rows_than
 from ..alpha.smo import GROUP_SHARE, START_SLACK, feasible_start
-from ..kernels import _poly_swap_gradient
+from ..kernels import _swap_gradient
 from .revolving_door import start_state, successor
 
 
 @njit(cache=True, nogil=True)
-def _poly_run(c, k, count, base, columns, gamma, coef0, degree, y, U, alpha, grad, diag, trial, trial_grad, tol,
-              above, below, steps, n_pos, n_values, row_bits, row_labels, row_table, group_cap, feasible_cap,
-              buffers):  # pragma: no cover - compiled
+def _run(c, k, count, base, columns, kind, gamma, coef0, degree, y, U, alpha, grad, diag, trial, trial_grad, tol,
+         above, below, steps, n_pos, n_values, row_bits, row_labels, row_table, group_cap, feasible_cap, buffers,
+         row, work):  # pragma: no cover - compiled
     """Walk up to ``count`` subsets past c's, each decided by its opening (module docstring).
 
     Returns (decided, pending, j_out, j_in): ``decided`` subsets walked and stopped early (``alpha`` then holds
@@ -50,7 +51,8 @@ def _poly_run(c, k, count, base, columns, gamma, coef0, degree, y, U, alpha, gra
         if most <= group_cap and not _more_distinct_rows_than(row_bits, row_labels, c, 1, k + 1, group_cap,
                                                               row_table):
             return done, 2, j_out, j_in
-        _poly_swap_gradient(base, columns[j_out], columns[j_in], gamma, coef0, degree, y, alpha, grad, diag)
+        _swap_gradient(base, columns[j_out], columns[j_in], kind, gamma, coef0, degree, y, alpha, grad, diag, row,
+                       work)
         # feasible_start leaves alpha as it is (in the box by construction: SMO's steps clip) unless y'a drifted
         s = 0.0
         finite = True
@@ -62,12 +64,48 @@ def _poly_run(c, k, count, base, columns, gamma, coef0, degree, y, U, alpha, gra
         for t in range(m):
             trial[t] = alpha[t]
             trial_grad[t] = grad[t]
-        if not _poly_opening(base, gamma, coef0, degree, diag, y, U, trial, trial_grad, tol, above, below, steps,
-                             n_pos, buffers)[0]:
+        if not _opening(base, kind, gamma, coef0, degree, diag, y, U, trial, trial_grad, tol, above, below, steps,
+                        n_pos, buffers, work)[0]:
             return done, 1, j_out, j_in
         for t in range(m):
             alpha[t] = trial[t]
     return count, 0, -1, -1
+
+
+class Routes:
+    """Which way a walk's next subsets go where the opening's pass is dear (``Opening.adaptive``: the Gaussian
+    kernel's pass takes |alpha > 0| m exponentials, in vain for a subset the opening does not decide, which then
+    needs the m^2 of its matrix too). Windows of PROBE subsets go through the opening; after one where it decided
+    fewer than half, the next MATRIX_RUN subsets are solved on their matrices (:func:`_matrix_fits`' way), then a
+    window through the opening again. An opening that decided nothing (before it took steps: Ionosphere rbf paper
+    B = 7, 85 % of the subsets undecided at the warm start) measured 0.70 against the matrix's 0.57 ms a subset, and
+    0.55 with these routes. Where the pass is cheap (polynomial kernels) every subset goes through the opening. The
+    choice depends on the chunk's own walk only, so results do not depend on ``n_jobs``."""
+
+    PROBE, MATRIX_RUN = 32, 256
+
+    def __init__(self, adaptive: bool):
+        self.adaptive = adaptive
+        self.window = self.PROBE if adaptive else np.iinfo(np.int64).max
+        self.hits = self.matrix_left = 0
+
+    def by_matrix(self) -> bool:
+        """Whether the next subset is solved on its matrix (and counts it)."""
+        if self.matrix_left > 0:
+            self.matrix_left -= 1
+            return True
+        return False
+
+    def record(self, decided: int, undecided: int) -> None:
+        """A run through the opening: ``decided`` subsets decided, ``undecided`` handed back undecided."""
+        if not self.adaptive:
+            return
+        self.window -= decided + undecided
+        self.hits += decided
+        if self.window <= 0:
+            if 2 * self.hits < self.PROBE:
+                self.matrix_left = self.MATRIX_RUN
+            self.window, self.hits = self.PROBE, 0
 
 
 def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
@@ -86,22 +124,27 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
     group_cap, feasible_cap = GROUP_SHARE * m, START_SLACK * C * m   # AlphaSubproblem.groups', feasible_start's
     trial, trial_grad, grad, diag = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     rank, since, alpha, base = start - 1, rebuild_every, None, None
+    routes = Routes(opening.adaptive)
     while rank + 1 < stop:
         threshold = worse_than()
-        decided, pending, move, rebuilt = 0, 0, None, False
+        decided, pending, move, rebuilt, by_matrix = 0, 0, None, False, False
         if since >= rebuild_every:   # the first subset, and one every rebuild_every swaps: a base from scratch
             if rank >= start:
                 successor(c, k)
             base, since, rebuilt = kern.base(X, tuple(c[1:k + 1].tolist())), -1, True
         elif threshold is None:      # nothing to stop against yet: no opening decides
             move = successor(c, k)
+        elif routes.by_matrix():
+            move, by_matrix = successor(c, k), True
         else:
-            decided, pending, j_out, j_in = _poly_run(
-                c, k, min(stop - rank - 1, rebuild_every - since), base, opening.columns, *opening.params, y, U,
+            decided, pending, j_out, j_in = _run(
+                c, k, min(stop - rank - 1, rebuild_every - since, routes.window), base, opening.columns,
+                *opening.params, y, U,
                 alpha, grad, diag, trial, trial_grad, float(oracle.tol), *oracle.stop_bounds(threshold),
                 OPENING_STEPS, opening.n_pos, n_values, keys.bits, keys.labels, row_table, group_cap, feasible_cap,
-                opening.buffers)
+                opening.buffers, opening.row, opening.work)
             rank, since = rank + decided, since + decided
+            routes.record(decided, int(pending == 1))
             if pending <= 0:
                 yield rank, None, None, False, decided
                 if pending < 0:
@@ -112,8 +155,13 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
         subset = tuple(c[1:k + 1].tolist())
         if pending == 1:   # the opening did not decide: the full solve, from the same start and gradient
             fit = oracle.solve(subset, warm_start=alpha, K=kern.apply(base), worse_than=threshold, grad0=grad)
+        elif by_matrix:
+            kern.swap(base, X, int(move[0]), int(move[1]))
+            fit = oracle.solve(subset, warm_start=alpha, K=kern.apply(base), worse_than=threshold)
         else:
             fit = opening.solve(subset, base, None if move is None else (int(move[0]), int(move[1])), alpha,
                                 threshold)
+            if opening.outcome is not None:
+                routes.record(int(opening.outcome), int(not opening.outcome))
         alpha = feasible_start(fit.alpha, y, C)
         yield rank, subset, fit, rebuilt, decided

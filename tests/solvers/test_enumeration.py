@@ -255,7 +255,8 @@ def test_auto_incumbent_is_ls_star_on_large_enumerations_only():
 
 def test_keyboard_interrupt_keeps_finished_chunks(synthetic, monkeypatch):
     X, y = synthetic
-    inst = make_instance(X, y, 3, "rbf", sense="fit")   # every subset through the oracle's solve (no opening)
+    inst = make_instance(X, y, 3, "rbf", sense="fit")
+    monkeypatch.setattr(enumeration.Opening, "applies", staticmethod(lambda oracle: False))   # every subset solved
     calls = {"n": 0}
 
     class Interrupting(enumeration.AlphaSubproblem):
