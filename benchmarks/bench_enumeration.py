@@ -38,7 +38,8 @@ CASES = [("ionosphere", "poly5", 8, "fit"), ("ionosphere", "poly2", 5, "fit"), (
          ("german", "poly3", 3, "fit"), ("ionosphere", "poly5", 6, "paper"), ("ionosphere", "poly5", 10, "paper"),
          ("bcd", "poly3", 6, "paper"), ("parkinsons", "poly2", 6, "paper"), ("cleveland", "poly5", 6, "paper"),
          ("german", "poly3", 3, "paper"), ("ionosphere", "rbf", 4, "fit"), ("parkinsons", "rbf", 6, "paper"),
-         ("sonar", "rbf", 3, "paper"), ("german", "rbf", 3, "fit")]
+         ("sonar", "rbf", 3, "paper"), ("german", "rbf", 3, "fit"), ("bcd", "rbf", 4, "fit"),
+         ("bcd", "rbf", 7, "paper"), ("ionosphere", "rbf", 7, "paper")]
 CHUNK = 1000
 
 WORKER = r"""
