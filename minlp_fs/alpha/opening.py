@@ -125,6 +125,13 @@ class Opening:
         self.row, self.work = np.empty(inst.m), np.empty(2 * inst.m)   # the Gaussian passes' scratch
         #: the last :meth:`solve`'s opening: True decided, False not, None not tried (rows may repeat, or no incumbent)
         self.outcome = None
+        self._K = None
+
+    def matrix(self, base: np.ndarray) -> np.ndarray:
+        """phi(base) into one buffer, overwritten at every call (as enumeration's matrix walk does: a fresh m x m
+        array per subset cost German rbf 2 ms of page faults a subset)."""
+        self._K = self.kernel.apply(base, out=self._K)
+        return self._K
 
     def solve(self, subset: tuple, base: np.ndarray, move, warm_start, worse_than: float | None) -> Fit:
         """The Fit ``oracle.solve(subset, warm_start, K, worse_than)`` returns for K = phi(base) after ``move``.
@@ -136,7 +143,7 @@ class Opening:
         if oracle.groups(subset) is not None:   # solved over duplicate rows, whose steps are other ones
             if move is not None:
                 self.kernel.swap(base, oracle.instance.X, *move)
-            return oracle.solve(subset, warm_start=warm_start, K=self.kernel.apply(base), worse_than=worse_than)
+            return oracle.solve(subset, warm_start=warm_start, K=self.matrix(base), worse_than=worse_than)
         alpha = feasible_start(warm_start, self.y, self.C)
         x_out, x_in = (self.zero, self.zero) if move is None else (self.columns[move[0]], self.columns[move[1]])
         _swap_gradient(base, x_out, x_in, *self.params, self.y, alpha, self.grad, self.diag, self.row, self.work)
@@ -151,5 +158,4 @@ class Opening:
             if decided:
                 oracle.count(exact=False)
                 return Fit(subset, float(value), trial, False)
-        return oracle.solve(subset, warm_start=alpha, K=self.kernel.apply(base), worse_than=worse_than,
-                            grad0=self.grad)
+        return oracle.solve(subset, warm_start=alpha, K=self.matrix(base), worse_than=worse_than, grad0=self.grad)

@@ -154,10 +154,10 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
         rank, since = rank + 1, since + 1
         subset = tuple(c[1:k + 1].tolist())
         if pending == 1:   # the opening did not decide: the full solve, from the same start and gradient
-            fit = oracle.solve(subset, warm_start=alpha, K=kern.apply(base), worse_than=threshold, grad0=grad)
+            fit = oracle.solve(subset, warm_start=alpha, K=opening.matrix(base), worse_than=threshold, grad0=grad)
         elif by_matrix:
             kern.swap(base, X, int(move[0]), int(move[1]))
-            fit = oracle.solve(subset, warm_start=alpha, K=kern.apply(base), worse_than=threshold)
+            fit = oracle.solve(subset, warm_start=alpha, K=opening.matrix(base), worse_than=threshold)
         else:
             fit = opening.solve(subset, base, None if move is None else (int(move[0]), int(move[1])), alpha,
                                 threshold)
