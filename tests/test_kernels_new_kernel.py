@@ -143,3 +143,14 @@ def test_ls_star_screens_and_reaches_the_enumerated_optimum(sense):
         assert value == pytest.approx(0.5 * v @ K @ v - alpha.sum(), rel=1e-10, abs=1e-10)
     best = solve(inst, method="enumerate").objective
     assert solve(inst, method="ls*", start=(0, 1)).objective == pytest.approx(best, rel=1e-6)
+
+
+def test_enumeration_solves_a_kernel_without_compiled_passes_on_its_matrices():
+    """No ``compiled_phi``: enumeration's opened solves do not apply, and it enumerates on kernel matrices."""
+    from minlp_fs.alpha.opening import Opening
+    from minlp_fs.api import solve
+
+    inst = _instance(m=20)
+    assert Laplacian().compiled_phi is None and not Opening.applies(AlphaSubproblem(inst))
+    res = solve(inst, method="enumerate")
+    assert res.certified and res.info["n_done"] == res.info["n_subsets"]
