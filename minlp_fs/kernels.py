@@ -419,7 +419,8 @@ class Kernel(ABC):
     ``outer``, ``magnitude``, ``monomials``: :mod:`minlp_fs.models`), the hooks of the swap-neighbour
     tables (``multiplicative``, ``fill_neighbour``, ``without``: :mod:`minlp_fs.alpha.neighbours`), and the batched
     quadratic forms at a fixed alpha (``removal_quads``, ``subset_quads``, ``swap_quads``, ``moment_table``,
-    ``remove``: :mod:`minlp_fs.heuristics.screening`; defaults provided). A new
+    ``remove``: :mod:`minlp_fs.heuristics.screening`; defaults provided), and the compiled passes of enumeration's
+    opened solves (``compiled_phi``, ``dear_phi``: :mod:`minlp_fs.alpha.opening`; default none). A new
     kernel is one subclass here (plus its name in :func:`make_kernel`).
     """
 
@@ -433,6 +434,9 @@ class Kernel(ABC):
     #: (phi's code, gamma, c, d) for the compiled passes of enumeration's opened solves (:func:`_phi_row`,
     #: :func:`_swap_gradient`; alpha/opening.py), or None for a kernel without them (solved on its matrix)
     compiled_phi: tuple | None = None
+    #: True when phi costs far more than the base's arithmetic (an exponential an entry): an opened walk then sends
+    #: its subsets to their matrices where the opening seldom decides (solvers/opened_walk.py, ``Routes``)
+    dear_phi: bool = False
 
     @abstractmethod
     def feature_term(self, X: np.ndarray, j: int, Z: np.ndarray | None = None) -> np.ndarray:
@@ -732,6 +736,7 @@ class GaussianKernel(Kernel):
     gamma: float = 0.1
     submodular = False
     multiplicative = True
+    dear_phi = True
     name = "rbf"
     _fused_swap = staticmethod(_swap_sqdiff)
 

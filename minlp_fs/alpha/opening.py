@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels import PHI_POLY, _phi_row, _swap_gradient
+from ..kernels import _phi_row, _swap_gradient
 from .oracle import Fit, check_diagonal
 from .smo import (_BOUND_EVERY, _SHRINK_EVERY, _dual_value, _hinge_lower_bound, _pair_step, _select_i, _select_j,
                   _set_masks, _update_select_i, feasible_start)
@@ -114,7 +114,7 @@ class Opening:
         inst, kernel = oracle.instance, oracle.instance.kernel
         self.oracle, self.kernel = oracle, kernel
         self.params = kernel.compiled_phi   # (phi's code, gamma, c, d)
-        self.adaptive = self.params[0] != PHI_POLY   # a dear pass: solvers.opened_walk.Routes
+        self.adaptive = kernel.dear_phi   # the walk probes whether the opening pays (solvers.opened_walk.Routes)
         self.y = np.ascontiguousarray(inst.y, dtype=float)
         self.C = float(inst.C)
         self.columns = np.ascontiguousarray(inst.X.T, dtype=float)   # feature j's values: columns[j]
