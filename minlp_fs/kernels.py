@@ -218,7 +218,6 @@ def _poly_swap_gradient(base, x_out, x_in, gamma, coef0, degree, y, alpha, grad,
         _swap_gradient_body(base, x_out, x_in, gamma, coef0, degree, y, alpha, grad, diag)
 
 
-
 #: phi's code in the compiled passes of enumeration's opened solves (alpha/opening.py; ``Kernel.compiled_phi``)
 PHI_POLY, PHI_RBF = 0, 1
 

@@ -34,13 +34,12 @@ subset.
 
 The Gaussian kernel phi(s) = exp(-gamma s) gets the same pass (:func:`minlp_fs.kernels._rbf_swap_gradient`, the
 bits of swap, apply and the full gradient), which computes K's rows only where alpha > 0: |alpha > 0| m
-exponentials instead of the matrix's m^2, and its opening's rows cost 2m exponentials a step. Measured (one core,
-chunks of 2,000 subsets at two ranks, LS*'s value to stop against; ms a subset, matrix -> opening): rbf paper B = 7
-BCD 0.95 -> 0.15-0.20 (6 % of the rows support vectors; every subset decided at its warm start), Ionosphere 0.57
--> 0.26 (15 % decided at the warm start, 63 % within 10 steps, all within 100); rbf fit Ionosphere B = 5 0.53 ->
-0.17, BCD B = 4 1.1 -> 0.3, German B = 4 6.0 -> 6.3 (its rows repeat: most subsets are solved over groups). Where
-the opening seldom decides, its pass is paid in vain, so a walk then sends its subsets to the matrix's solves
-(:class:`minlp_fs.solvers.opened_walk.Routes`).
+exponentials instead of the matrix's m^2, and its opening's rows cost 2m exponentials a step. Enumeration then
+takes 1.1-4.8x less CPU a subset (benchmarks/RESULTS.md, bench_enumeration_opened_rbf; BCD rbf paper B = 7, 6 % of
+its rows support vectors and every subset decided at its warm start: 0.95 -> 0.20 ms seeded by LS*; on Ionosphere
+rbf paper B = 7 15 % are decided at the warm start, 63 % within 10 steps, all within 100). Where the opening seldom
+decides, its pass is paid in vain, so a walk then sends its subsets to their matrices
+(:class:`minlp_fs.solvers.opened_walk.Routes`, by ``Kernel.dear_phi``).
 """
 from __future__ import annotations
 
@@ -114,7 +113,6 @@ class Opening:
         inst, kernel = oracle.instance, oracle.instance.kernel
         self.oracle, self.kernel = oracle, kernel
         self.params = kernel.compiled_phi   # (phi's code, gamma, c, d)
-        self.adaptive = kernel.dear_phi   # the walk probes whether the opening pays (solvers.opened_walk.Routes)
         self.y = np.ascontiguousarray(inst.y, dtype=float)
         self.C = float(inst.C)
         self.columns = np.ascontiguousarray(inst.X.T, dtype=float)   # feature j's values: columns[j]

@@ -18,11 +18,11 @@ Four things make the enumeration cheaper than re-fitting every subset from scrat
   found first or the best subset of its chunk so far (``AlphaSubproblem.solve(worse_than=...)``: the
   dual value f(alpha) bounds g from above, minus the SVM primal from below); only subsets that may win
   are solved to the full tolerance. The
-  swap's pass over the base matrix also gives the warm start's gradient, and (polynomial kernels) SMO's
-  first steps run on kernel rows computed from the base (:mod:`minlp_fs.alpha.opening`; the Gaussian kernel
-  tests the warm start alone, where that decides): a subset stopped there never has its kernel matrix built;
-  in the fit sense every step is the one the full solve takes, in the paper sense the opening tests a stronger
-  primal bound (the slack's best bias) and stops subsets sooner.
+  swap's pass over the base matrix also gives the warm start's gradient, and SMO's first steps run on kernel
+  rows computed from the base (:mod:`minlp_fs.alpha.opening`; polynomial and Gaussian kernels, the latter's
+  subsets solved on their matrices where its opening seldom decides): a subset stopped there never has its
+  kernel matrix built; in the fit sense every step is the one the full solve takes, in the paper sense the
+  opening tests a stronger primal bound (the slack's best bias) and stops subsets sooner.
 * Contiguous rank ranges (:func:`~.revolving_door.unrank` gives any rank's subset) are independent chunks, solved in
   parallel processes. Chunking depends only on C(n, B), never on ``n_jobs``, so every subset gets
   the same warm start and the result is identical for any ``n_jobs`` (ties: the incumbent's subset,

@@ -125,7 +125,7 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
     group_cap, feasible_cap = GROUP_SHARE * m, START_SLACK * C * m   # AlphaSubproblem.groups', feasible_start's
     trial, trial_grad, grad, diag = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     rank, since, alpha, base = start - 1, rebuild_every, None, None
-    routes = Routes(opening.adaptive)
+    routes = Routes(kern.dear_phi)
     while rank + 1 < stop:
         threshold = worse_than()
         decided, pending, move, rebuilt, by_matrix = 0, 0, None, False, False
