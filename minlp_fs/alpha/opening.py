@@ -131,6 +131,12 @@ class Opening:
         self._K = self.kernel.apply(base, out=self._K)
         return self._K
 
+    def on_matrix(self, subset: tuple, base: np.ndarray, move, warm_start, worse_than: float | None) -> Fit:
+        """``oracle.solve`` on K = phi(base) after the swap ``move`` (or none), with no opening."""
+        if move is not None:
+            self.kernel.swap(base, self.oracle.instance.X, *move)
+        return self.oracle.solve(subset, warm_start=warm_start, K=self.matrix(base), worse_than=worse_than)
+
     def solve(self, subset: tuple, base: np.ndarray, move, warm_start, worse_than: float | None) -> Fit:
         """The Fit ``oracle.solve(subset, warm_start, K, worse_than)`` returns for K = phi(base) after ``move``.
 
@@ -139,9 +145,7 @@ class Opening:
         oracle = self.oracle
         self.outcome = None
         if oracle.groups(subset) is not None:   # solved over duplicate rows, whose steps are other ones
-            if move is not None:
-                self.kernel.swap(base, oracle.instance.X, *move)
-            return oracle.solve(subset, warm_start=warm_start, K=self.matrix(base), worse_than=worse_than)
+            return self.on_matrix(subset, base, move, warm_start, worse_than)
         alpha = feasible_start(warm_start, self.y, self.C)
         x_out, x_in = (self.zero, self.zero) if move is None else (self.columns[move[0]], self.columns[move[1]])
         _swap_gradient(base, x_out, x_in, *self.params, self.y, alpha, self.grad, self.diag, self.row, self.work)

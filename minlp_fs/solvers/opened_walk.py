@@ -157,8 +157,7 @@ def opened_fits(opening, start: int, stop: int, worse_than, rebuild_every: int):
         if pending == 1:   # the opening did not decide: the full solve, from the same start and gradient
             fit = oracle.solve(subset, warm_start=alpha, K=opening.matrix(base), worse_than=threshold, grad0=grad)
         elif by_matrix:
-            kern.swap(base, X, int(move[0]), int(move[1]))
-            fit = oracle.solve(subset, warm_start=alpha, K=opening.matrix(base), worse_than=threshold)
+            fit = opening.on_matrix(subset, base, (int(move[0]), int(move[1])), alpha, threshold)
         else:
             fit = opening.solve(subset, base, None if move is None else (int(move[0]), int(move[1])), alpha,
                                 threshold)
